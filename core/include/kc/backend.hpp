@@ -1,0 +1,48 @@
+// What a backend gives the harness: memory, copies, a stream, waiting with a time limit, and
+// recovery after a fault. One backend a folder under backends/; a backend not built is a stub that
+// says so by name. Core never includes a vendor header: a backend hides its API behind this.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kc/types.hpp"
+
+namespace kc {
+
+struct Registration;
+
+// What one wait for a launch found.
+struct SyncResult {
+  enum Kind { ok, fault, hang } kind = ok;
+  std::string error;  // the backend's own name for the error, e.g. "cudaErrorIllegalAddress: ..."
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // "" when this backend can run kernels here, else why not (e.g. "built without nvcc",
+  // "no CUDA device: cudaErrorNoDevice"). An absent backend is reported by name, never as passed.
+  virtual std::string absent() const = 0;
+  // A line describing the device (name, chip, driver) for the report.
+  virtual std::string device() const { return ""; }
+
+  virtual void* alloc(size_t bytes) = 0;  // throws Error on failure
+  virtual void free(void* p) = 0;
+  virtual void upload(void* dst, const void* src, size_t bytes) = 0;
+  virtual void download(void* dst, const void* src, size_t bytes) = 0;
+  virtual void* stream() = 0;
+  // Waits for the last launch; a launch still running after timeout_s is reported as a hang.
+  virtual SyncResult sync(double timeout_s) = 0;
+  // After a fault: make the device usable again (e.g. reset it). Returns "" or why it could not.
+  virtual std::string recover() = 0;
+  // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
+  // attributes against the device's limits). Each string is a problem.
+  virtual std::vector<std::string> check_entry(const Registration&) { return {}; }
+};
+
+// Every backend this build knows, present or a stub (backends/all.cpp lists them).
+std::vector<std::unique_ptr<Backend>> make_backends();
+
+}  // namespace kc

@@ -1,0 +1,65 @@
+// Reporters, in the manner of Catch2's: the runner emits events, each reporter (console, JSON,
+// JUnit XML; one file each) renders them. A reporter never decides a verdict.
+#pragma once
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "kc/types.hpp"
+
+namespace kc {
+
+enum class Status : uint8_t {
+  pass,
+  fail,
+  known,         // a known finding's gate failed as its entry says
+  fixed,         // a known finding's gate passed: the run fails until the entry is removed
+  control_red,   // a control's gate failed for the reason it was built for
+  control_green, // a control's gate passed, or failed for another reason: the run fails
+  na,            // the gate does not apply (e.g. gate 4 on a kernel with no sums): never a pass
+  error,         // the entry could not run (bad spec, fault, hang)
+};
+const char* status_name(Status s);
+bool status_ok(Status s);  // pass, known, control_red, na
+
+// One gate's verdict on one entry.
+struct GateEvent {
+  std::string backend, entry;
+  Gate gate;
+  Status status;
+  std::string why;      // why_name of the failure reason, "" on pass
+  std::string shape;    // where it failed (or the last shape checked)
+  std::string detail;   // worst output: index, want, got, bound; margins; control reason
+  double seconds = 0;
+};
+
+struct Summary {
+  std::string backend;
+  std::string absent;  // non-empty: gates 1-4 not run here, and why
+  int kernels = 0, kernels_passing = 0;
+  int known = 0;
+  int controls = 0, controls_red = 0;
+  int limit_problems = 0;
+  int errors = 0;  // failed gates, green controls, fixed known findings, entry errors
+  std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 limits=0 ..."
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void begin(uint64_t seed) {}
+  virtual void backend_begin(const std::string& backend, const std::string& device, const std::string& absent) {}
+  virtual void gate(const GateEvent& e) = 0;
+  virtual void note(const std::string& backend, const std::string& text) {}  // repro, margins, sets
+  virtual void summary(const Summary& s) = 0;
+  virtual void end() {}
+};
+
+std::unique_ptr<Reporter> make_console_reporter(std::ostream& out, bool color);
+std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
+std::unique_ptr<Reporter> make_junit_reporter(std::ostream& out);
+// By name: console, json, junit. Throws Error naming the reporter when unknown.
+std::unique_ptr<Reporter> make_reporter(const std::string& name, std::ostream& out);
+
+}  // namespace kc

@@ -1,0 +1,42 @@
+// The runner: for each backend, each registered entry through gates 1-4 (then gate 5 from the
+// auditors), a verdict per gate to the reporters, and one SUMMARY per backend.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kc/backend.hpp"
+#include "kc/report.hpp"
+#include "kc/spec.hpp"
+
+namespace kc {
+
+struct RunOptions {
+  std::string only;          // entries whose name holds this text
+  std::string backend;       // "" = every backend
+  uint64_t seed = 0x6b63'2026;
+  bool repro = false;        // print the smallest failing input behind each finding
+  bool limits = true;        // run gate 5's auditors
+  bool progress = false;     // a progress line on stderr (the CLI sets it on a terminal)
+  double timeout_s = 30;     // per launch, before a hang is reported
+  std::vector<std::string> audit_paths;
+};
+
+// Exit codes: 0 every gate passed or is KNOWN and every control red; 1 a failure; 2 bad usage;
+// 3 the filter matched nothing.
+enum Exit : int { exit_ok = 0, exit_fail = 1, exit_usage = 2, exit_no_match = 3 };
+
+struct RunResult {
+  std::vector<Summary> summaries;
+  std::vector<GateEvent> events;
+  int exit_code = exit_ok;
+};
+
+// The whole run over the given backends and the registry.
+RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector<Reporter*> reporters);
+
+// One entry on one backend (what the CLI does per entry; tests call it directly).
+std::vector<GateEvent> run_entry(const Registration& r, Backend& b, const RunOptions& opt,
+                                 std::vector<Reporter*> reporters = {});
+
+}  // namespace kc

@@ -1,0 +1,124 @@
+// A kernel's spec (DESIGN.md §2.1) and the entry that pairs it with its rig. Entries are built with
+// a fluent builder, usually starting from an input family that already knows the reference:
+//
+//   KC_KERNEL("rows/rms_norm/f32_out", cpu) {
+//     return kc::rows::rms_norm(kc::DType::f32)
+//         .served({{"rows", {1, 7, 64}}, {"cols", {64, 1024}}})
+//         .tile("cols", 256, 8, 8)
+//         .sums(kc::DType::f32, [](const kc::Shape& s) { return s["cols"]; }, 5)
+//         .launch([](const kc::Buffers& b) { my_rms_norm(b.in<float>("x"), ...); });
+//   }
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kc/rig.hpp"
+#include "kc/types.hpp"
+
+namespace kc {
+
+// Why a gate failed. A control is red only when its gate fails for the reason it was built for.
+enum class Why : uint8_t {
+  none,
+  class_mismatch,  // gate 1: an output's class differs from float64's
+  rule_broken,     // gate 1: a stated NaN rule does not hold
+  bytes_differ,    // gate 2: repeated runs gave other bytes
+  input_changed,   // gate 2: an input's bytes changed
+  guard_broken,    // gate 2 (and any run): bytes around a buffer were written
+  overlap,         // gate 2: an output overlaps an input without being declared in place
+  bound,           // gate 3 / 4: an output outside its error bound
+  interval,        // gate 3: an output outside its rounding-point interval
+  not_bit_equal,   // gate 3: a replacement differs from the kernel it replaces
+  weak_fill,       // gate 4: a fp16/bf16 replay missed by less than 100x the bound
+  fault,           // the launch faulted (illegal address, trap, exception)
+  hang,            // the launch did not return in time
+  limit,           // gate 5: a launch over a chip's limit
+};
+const char* why_name(Why w);
+
+struct Dim {
+  std::string name;
+  std::vector<int64_t> served;  // the sizes the engine calls it at
+  bool tiled = false;
+  int64_t tile = 0;   // tiled dims only
+  int64_t step = 1;   // a valid size is least + k * step
+  int64_t least = 1;
+};
+
+struct Ulp {
+  std::string function;  // e.g. "expf"
+  double ulps;           // its documented error in fp32 ulps
+};
+
+struct Accum {
+  DType type = DType::f32;
+  std::function<double(const Shape&)> depth;  // longest chain of roundings at a shape
+  int ops = 0;    // fp32 operations after the sums
+  int mids = 0;   // intermediate roundings to the output type
+  std::vector<Ulp> ulps;
+  std::string hidden;  // non-empty: the output's rounding hides a sum's error (gate 4 prints margins)
+};
+
+struct Known {
+  Gate gate;
+  std::string what;
+};
+
+struct Spec {
+  std::string name;     // family/kernel/variant, unique per backend
+  std::string backend;  // cpu, cuda, hip, metal, xpu
+  std::string file;     // where it was registered
+  int line = 0;
+
+  std::vector<Dim> dims;  // the served envelope
+  std::optional<Accum> sums;
+  std::vector<std::pair<std::string, std::string>> in_place;  // {output, input it may alias}
+  std::string replaces;  // the kernel whose bits it must equal ("" when none)
+  std::string rule;      // stated NaN rule ("" = propagate)
+  std::vector<std::string> launches;  // gate 5 launch record names
+  std::vector<Known> known;
+
+  bool control = false;
+  std::optional<Gate> control_gate;  // the gate a control must fail
+  Why control_why = Why::none;       // and why
+  std::string note;                  // free text shown with --list
+
+  const Dim* dim(std::string_view name) const;
+  // Every served shape: the product of the served sizes of each dim, in declaration order.
+  std::vector<Shape> served_shapes() const;
+  // Gate 3's shapes: every served shape, then each tiled dim at least, tile - step, tile,
+  // tile + step and its largest served size (others at their smallest served size), deduplicated.
+  std::vector<Shape> gate3_shapes() const;
+  // Is the size valid for the dim (>= least, on a step, <= largest served)?
+  bool valid(const Dim& d, int64_t size) const;
+  // Throws Error naming the entry and the field: empty envelope, bad tile, bad least, a served
+  // shape outside the envelope, a control without a gate, an unknown in-place buffer, ...
+  void validate() const;
+};
+
+// A registered entry: its spec and its rig.
+class Entry {
+ public:
+  Spec spec;
+  Rig rig;
+
+  Entry&& served(std::vector<std::pair<std::string, std::vector<int64_t>>> dims) &&;
+  Entry&& tile(const std::string& dim, int64_t tile, int64_t step, int64_t least) &&;
+  Entry&& range(const std::string& dim, int64_t least, int64_t step) &&;  // untiled dim's rule
+  Entry&& sums(DType acc, std::function<double(const Shape&)> depth, int ops = 0, int mids = 0) &&;
+  Entry&& ulp(const std::string& function, double ulps) &&;
+  Entry&& hidden(const std::string& why) &&;  // gate 4: output rounding hides sum errors
+  Entry&& in_place(const std::string& out, const std::string& in) &&;
+  Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
+  Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
+  Entry&& launches(std::vector<std::string> names) &&;
+  Entry&& known(Gate gate, const std::string& what) &&;
+  Entry&& control(Gate gate, Why why) &&;
+  Entry&& note(const std::string& text) &&;
+  Entry&& launch(std::function<void(const Buffers&)> run) &&;
+  Entry&& release(std::function<void()> fn) &&;
+};
+
+}  // namespace kc
