@@ -10,7 +10,7 @@
 
 namespace kc {
 
-struct Registration;
+struct Spec;
 
 // What one wait for a launch found.
 struct SyncResult {
@@ -38,8 +38,8 @@ class Backend {
   // After a fault: make the device usable again (e.g. reset it). Returns "" or why it could not.
   virtual std::string recover() = 0;
   // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
-  // attributes against the device's limits). Each string is a problem.
-  virtual std::vector<std::string> check_entry(const Registration&) { return {}; }
+  // attributes, by the spec's launch names, against the device's limits). Each string is a problem.
+  virtual std::vector<std::string> check_entry(const Spec&) { return {}; }
 };
 
 // Every backend this build knows, present or a stub (backends/all.cpp lists them).

@@ -11,6 +11,8 @@
 
 namespace kc {
 
+struct Spec;
+
 // Which inputs a gate asks for.
 enum class FillKind : uint8_t {
   random,     // gates 2 and 3: values with a spread of magnitudes
@@ -72,6 +74,9 @@ class Case {
 
   // Free-form state a family keeps between prepare() and reference() (parameters, plant rows).
   std::any state;
+  // The entry's spec, set by the runner before any hook runs: a family reads the accumulation
+  // (depth, ops, ulps) from it when it carries intervals through fp32 steps.
+  const Spec* spec = nullptr;
 
  private:
   template <class T> std::span<T> declare(std::string name, size_t count, Role role) {
