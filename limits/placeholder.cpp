@@ -1,4 +1,0 @@
-#include "kc/limits.hpp"
-namespace kc::limits {
-void add_auditors() {}
-}  // namespace kc::limits
