@@ -40,6 +40,7 @@ struct Summary {
   int kernels = 0, kernels_passing = 0;
   int known = 0;
   int controls = 0, controls_red = 0;
+  int controls_not_run = 0;  // gates 1-4 controls of an absent backend
   int limit_problems = 0;
   int errors = 0;  // failed gates, green controls, fixed known findings, entry errors
   std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 limits=0 ..."
@@ -48,10 +49,10 @@ struct Summary {
 class Reporter {
  public:
   virtual ~Reporter() = default;
-  virtual void begin(uint64_t seed) {}
-  virtual void backend_begin(const std::string& backend, const std::string& device, const std::string& absent) {}
+  virtual void begin(uint64_t /*seed*/) {}
+  virtual void backend_begin(const std::string& /*backend*/, const std::string& /*device*/, const std::string& /*absent*/) {}
   virtual void gate(const GateEvent& e) = 0;
-  virtual void note(const std::string& backend, const std::string& text) {}  // repro, margins, sets
+  virtual void note(const std::string& /*backend*/, const std::string& /*text*/) {}  // repro, margins, sets
   virtual void summary(const Summary& s) = 0;
   virtual void end() {}
 };

@@ -146,7 +146,8 @@ struct Rig {
   std::function<void(Case&)> prepare;                         // declare buffers, build inputs
   std::function<void(const Buffers&)> run;                    // launch once (the harness waits)
   std::function<std::vector<Expected>(const Case&)> reference;  // float64 want and magnitude
-  // Gate 4: each output recomputed with the sums in format f, order o (the rest in float64).
+  // Gate 4: each output recomputed with the sums in format f, order o (the rest in float64), one
+  // vector per Expected, in reference()'s order.
   std::function<std::vector<std::vector<double>>(const Case&, SumFormat, SumOrder)> simulate;
   std::function<void(const Buffers&)> replaced;  // runs the kernel this one replaces, same buffers
   // A stated NaN rule, checked on the case's outputs after a run: "" when kept, else what broke.

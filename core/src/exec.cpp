@@ -1,0 +1,213 @@
+#include "exec.hpp"
+
+#include <cstring>
+#include <fmt/format.h>
+
+#include "kc/numeric.hpp"
+
+namespace kc::detail {
+
+static uint64_t splitmix(uint64_t& s) {
+  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void pattern(std::byte* dst, size_t n, uint64_t run, uint64_t stream) {
+  uint64_t s = run * 0x100000001b3ull ^ (stream + 1) * 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t v = splitmix(s);
+    std::memcpy(dst + i, &v, std::min<size_t>(8, n - i));
+  }
+}
+
+static const std::string* in_place_input(const Spec& spec, const std::string& out) {
+  for (const auto& [o, i] : spec.in_place)
+    if (o == out) return &i;
+  return nullptr;
+}
+
+DeviceCase::DeviceCase(Backend& b, const Spec& spec, const Case& c) : b_(b), spec_(spec), shape_(c.shape()) {
+  const auto& hb = c.buffers();
+  for (const auto& [o, i] : spec.in_place) {
+    const HostBuffer *ob = nullptr, *ib = nullptr;
+    for (const auto& h : hb) {
+      if (h.decl.name == o) ob = &h;
+      if (h.decl.name == i) ib = &h;
+    }
+    if (!ob || !ib || ob->decl.role == Role::in || ib->decl.role == Role::out)
+      throw Error(fmt::format("{}: in_place('{}', '{}') must name a declared output and input", spec.name, o, i));
+    if (ob->decl.type != ib->decl.type || ob->decl.count != ib->decl.count)
+      throw Error(fmt::format("{}: in-place buffers '{}' and '{}' differ in type or count", spec.name, o, i));
+  }
+  std::vector<Buffers::Slot> slots;
+  for (size_t k = 0; k < hb.size(); ++k) {
+    const auto& h = hb[k];
+    Region r{h.decl.name, h.decl.type, h.decl.role, h.bytes.size()};
+    r.host = int(k);
+    if (const std::string* in = (h.decl.role != Role::in) ? in_place_input(spec, h.decl.name) : nullptr) {
+      r.in_place_out = true;
+      r.name = *in;  // resolved below, once the input's region exists
+    }
+    regions_.push_back(r);
+  }
+  // Allocate every region that owns memory: [guard | data rounded to 256 | guard].
+  for (auto& r : regions_) {
+    if (r.in_place_out) continue;
+    size_t padded = (r.bytes + 255) / 256 * 256;
+    r.total = guard_bytes + padded + guard_bytes;
+    r.base = static_cast<std::byte*>(b_.alloc(r.total));
+    r.data = r.base + guard_bytes;
+  }
+  for (auto& r : regions_) {
+    if (!r.in_place_out) continue;
+    for (const auto& o : regions_)
+      if (!o.in_place_out && o.name == r.name) {
+        r.base = o.base;
+        r.data = o.data;
+        r.total = o.total;
+      }
+    r.name = hb[r.host].decl.name;
+  }
+  snapshot_.resize(regions_.size());
+  for (size_t k = 0; k < regions_.size(); ++k) {
+    auto& r = regions_[k];
+    const auto& h = hb[r.host];
+    if (h.decl.role != Role::out && !r.in_place_out) {
+      snapshot_[k] = h.bytes;
+      if (r.bytes) b_.upload(r.data, h.bytes.data(), r.bytes);
+    }
+    slots.push_back({h.decl.name, h.decl.type, h.decl.count, h.decl.role, r.data});
+  }
+  view_ = std::make_unique<Buffers>(shape_, b_.stream(), std::move(slots));
+}
+
+DeviceCase::~DeviceCase() {
+  for (auto& r : regions_)
+    if (!r.in_place_out && r.base) b_.free(r.base);
+}
+
+SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uint64_t run, double timeout_s) {
+  last_run_ = run;
+  std::vector<std::byte> tmp;
+  for (size_t k = 0; k < regions_.size(); ++k) {
+    auto& r = regions_[k];
+    if (r.in_place_out) continue;
+    // Guards: fresh pattern each run, so a write of last run's guard value still shows.
+    size_t back = r.total - guard_bytes - r.bytes;
+    tmp.resize(std::max(guard_bytes, back));
+    pattern(tmp.data(), guard_bytes, run, 2 * k);
+    b_.upload(r.base, tmp.data(), guard_bytes);
+    pattern(tmp.data(), back, run, 2 * k + 1);
+    b_.upload(r.data + r.bytes, tmp.data(), back);
+    r.guard_run = run;
+    bool written = r.role != Role::in;
+    for (const auto& o : regions_)
+      if (o.in_place_out && o.data == r.data) written = true;
+    if (!written || !r.bytes) continue;
+    if (!snapshot_[k].empty()) {  // in-out or in-place: restore the input before each run
+      b_.upload(r.data, snapshot_[k].data(), r.bytes);
+    } else {
+      tmp.resize(r.bytes);
+      pattern(tmp.data(), r.bytes, run, 1000 + k);
+      b_.upload(r.data, tmp.data(), r.bytes);
+    }
+  }
+  try {
+    fn(*view_);
+  } catch (const std::exception& e) {
+    return {SyncResult::fault, fmt::format("the launch threw: {}", e.what())};
+  }
+  SyncResult s = b_.sync(timeout_s);
+  if (s.kind != SyncResult::ok) faulted_ = true;
+  return s;
+}
+
+void DeviceCase::fetch(Case& c) {
+  auto& hb = c.buffers();
+  for (auto& r : regions_) {
+    auto& h = hb[r.host];
+    if (h.decl.role == Role::in || !r.bytes) continue;
+    b_.download(h.bytes.data(), r.data, r.bytes);
+  }
+}
+
+std::vector<std::string> DeviceCase::broken_guards() {
+  std::vector<std::string> out;
+  std::vector<std::byte> want, got;
+  for (size_t k = 0; k < regions_.size(); ++k) {
+    auto& r = regions_[k];
+    if (r.in_place_out) continue;
+    size_t back = r.total - guard_bytes - r.bytes;
+    for (int side = 0; side < 2; ++side) {
+      size_t n = side ? back : guard_bytes;
+      std::byte* at = side ? r.data + r.bytes : r.base;
+      want.resize(n);
+      got.resize(n);
+      pattern(want.data(), n, r.guard_run, 2 * k + side);
+      b_.download(got.data(), at, n);
+      size_t first = n, last = 0, count = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (want[i] != got[i]) {
+          first = std::min(first, i);
+          last = i;
+          ++count;
+        }
+      if (count) {
+        if (side)
+          out.push_back(fmt::format("'{}': {} bytes written past its end (bytes +{}..+{} after the last element)",
+                                    r.name, count, first, last));
+        else
+          out.push_back(fmt::format("'{}': {} bytes written before its start (bytes -{}..-{})", r.name, count,
+                                    guard_bytes - first, guard_bytes - last));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> DeviceCase::changed_inputs() {
+  std::vector<std::string> out;
+  std::vector<std::byte> got;
+  for (size_t k = 0; k < regions_.size(); ++k) {
+    auto& r = regions_[k];
+    if (r.role != Role::in || r.in_place_out || !r.bytes) continue;
+    bool aliased = false;
+    for (const auto& o : regions_)
+      if (o.in_place_out && o.data == r.data) aliased = true;
+    if (aliased) continue;
+    got.resize(r.bytes);
+    b_.download(got.data(), r.data, r.bytes);
+    size_t es = dtype_size(r.type), n = r.bytes / es, changed = 0, first = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (std::memcmp(got.data() + i * es, snapshot_[k].data() + i * es, es) != 0) {
+        if (!changed) first = i;
+        ++changed;
+      }
+    if (changed)
+      out.push_back(fmt::format("input '{}' changed in {} of {} elements (first {}[{}]: {} became {})", r.name, changed,
+                                n, r.name, first, load_as_double(snapshot_[k].data(), r.type, first),
+                                load_as_double(got.data(), r.type, first)));
+  }
+  return out;
+}
+
+std::vector<std::string> DeviceCase::overlaps() const {
+  std::vector<std::string> out;
+  const auto& s = view_->slots();
+  for (size_t i = 0; i < s.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      auto lo_i = static_cast<const std::byte*>(s[i].ptr), lo_j = static_cast<const std::byte*>(s[j].ptr);
+      auto hi_i = lo_i + s[i].count * dtype_size(s[i].type), hi_j = lo_j + s[j].count * dtype_size(s[j].type);
+      if (lo_i >= hi_j || lo_j >= hi_i || lo_i == hi_i || lo_j == hi_j) continue;
+      bool declared = false;
+      for (const auto& [o, in] : spec_.in_place)
+        if ((o == s[i].name && in == s[j].name) || (o == s[j].name && in == s[i].name)) declared = true;
+      if (!declared)
+        out.push_back(fmt::format("'{}' overlaps '{}' and the spec declares no in-place pair", s[i].name, s[j].name));
+    }
+  return out;
+}
+
+}  // namespace kc::detail

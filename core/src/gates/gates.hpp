@@ -1,0 +1,64 @@
+// Gates 1-4 (one file each) and what they share. Internal to core.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../exec.hpp"
+#include "kc/runner.hpp"
+
+namespace kc::detail {
+
+// One gate's finding on one entry.
+struct Outcome {
+  bool applies = true;   // false: the gate does not apply (detail says why)
+  bool failed = false;
+  Why why = Why::none;
+  std::string shape;     // the failing shape, or the shapes checked
+  std::string detail;
+  std::vector<std::string> notes;  // margins and the like, printed with the verdict
+  Shape fail_shape;      // for --repro
+  Fill fail_fill;
+};
+
+struct GateCtx {
+  Backend& backend;
+  const Entry& entry;
+  const RunOptions& opt;
+  uint64_t run = 0;  // counts launches: each gets its own poison
+  uint64_t case_seed(Gate g, const Shape& s, const Fill& f) const;
+};
+
+// A case run once: the case with its outputs, or the problem that stopped it.
+struct Ran {
+  Case c;
+  std::optional<Outcome> problem;
+};
+Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f);
+// Runs fn (default: the entry's launch) once on a new case, or on a copy of `inputs`.
+Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn = nullptr,
+             const Case* inputs = nullptr);
+
+// The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
+double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma);
+
+// Compares a case's outputs with its Expected values: bound or interval per output. with_gamma
+// false (gate 4) drops the gamma(depth) term for outputs whose Expected says the sums are exact.
+// Returns the worst violation as a failed Outcome, or an Outcome that passed.
+Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma);
+
+// The smallest and largest served shapes (gates 1, 2, 4 run at both).
+std::vector<Shape> extreme_shapes(const Spec& s);
+
+// Each gate over its cases, and each gate on one case (used by --repro to re-check smaller ones).
+Outcome gate_nonfinite(GateCtx& ctx);
+Outcome gate_repeat(GateCtx& ctx);
+Outcome gate_shapes(GateCtx& ctx);
+Outcome gate_sums(GateCtx& ctx);
+Outcome check_case(GateCtx& ctx, Gate g, const Shape& s, const Fill& f);
+Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f);
+Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f);
+Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f);
+Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f);
+
+}  // namespace kc::detail

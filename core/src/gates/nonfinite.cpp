@@ -1,0 +1,71 @@
+// Gate 1: NaN, +Inf and -Inf planted at known places; every output's class must equal float64's,
+// tolerance-free, or the kernel's stated rule must hold.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gates.hpp"
+#include "kc/numeric.hpp"
+
+namespace kc::detail {
+
+static std::string plant_text(const Rig& rig, const Fill& f) {
+  std::string p = f.plant < int(rig.plants.size()) ? rig.plants[f.plant] : fmt::format("plant {}", f.plant);
+  return f.pos >= 0 ? fmt::format("'{}' at column {}", p, f.pos) : fmt::format("'{}'", p);
+}
+
+Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
+  Ran r = run_case(ctx, Gate::nonfinite, s, f);
+  if (r.problem) return *r.problem;
+  const Rig& rig = ctx.entry.rig;
+  Outcome o;
+  o.shape = s.str();
+  auto fail = [&](Why why, std::string detail) {
+    o.failed = true;
+    o.why = why;
+    o.detail = std::move(detail);
+    o.fail_shape = s;
+    o.fail_fill = f;
+    return o;
+  };
+  if (rig.rule) {
+    std::string m = rig.rule(r.c);
+    if (!m.empty()) return fail(Why::rule_broken, fmt::format("{} (plant {})", m, plant_text(rig, f)));
+    return o;
+  }
+  size_t bad = 0, total = 0;
+  std::string first;
+  for (const auto& e : rig.reference(r.c)) {
+    const HostBuffer& hb = r.c.buffer(e.name);
+    if (e.want.size() != hb.decl.count)
+      throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", ctx.entry.spec.name, e.name,
+                              e.want.size(), hb.decl.count));
+    for (size_t i = 0; i < hb.decl.count; ++i, ++total) {
+      double got = load_as_double(hb.bytes.data(), hb.decl.type, i);
+      FClass want_c = fclass(e.want[i]), got_c = fclass(got);
+      if (want_c == got_c) continue;
+      if (!bad++)
+        first = fmt::format("{}[{}] want {} got {} ({})", e.name, i, fclass_name(want_c), fclass_name(got_c),
+                            fmt::format("{:.9g}", got));
+    }
+  }
+  if (bad)
+    return fail(Why::class_mismatch,
+                fmt::format("{}; {} of {} outputs differ in class (plant {})", first, bad, total, plant_text(rig, f)));
+  return o;
+}
+
+Outcome gate_nonfinite(GateCtx& ctx) {
+  const Rig& rig = ctx.entry.rig;
+  auto shapes = extreme_shapes(ctx.entry.spec);
+  for (const auto& s : shapes)
+    for (int p = 0; p < int(rig.plants.size()); ++p) {
+      Outcome o = check_nonfinite(ctx, s, Fill{FillKind::nonfinite, p, -1});
+      if (o.failed) return o;
+    }
+  Outcome o;
+  o.detail = fmt::format("{} plants at {} shapes{}", rig.plants.size(), shapes.size(),
+                         rig.rule ? fmt::format(", stated rule: {}", ctx.entry.spec.rule) : ", classes equal float64's");
+  return o;
+}
+
+}  // namespace kc::detail

@@ -1,0 +1,59 @@
+// Gate 3: every served shape and every tile edge, each output within its float64 error bound (or
+// inside its rounding-point interval); a replacement must instead be bit-equal to what it replaces.
+#include <cstring>
+#include <fmt/format.h>
+
+#include "gates.hpp"
+#include "kc/numeric.hpp"
+
+namespace kc::detail {
+
+static Outcome bit_equal(GateCtx& ctx, const Case& mine, const Shape& s, const Fill& f) {
+  Ran theirs = run_case(ctx, Gate::shapes, s, f, &ctx.entry.rig.replaced, &mine);
+  Outcome o;
+  o.shape = s.str();
+  if (theirs.problem) {
+    o = *theirs.problem;
+    o.detail = "the replaced kernel (" + ctx.entry.spec.replaces + "): " + o.detail;
+    return o;
+  }
+  for (const auto& b : mine.buffers()) {
+    if (b.decl.role == Role::in) continue;
+    const HostBuffer& t = theirs.c.buffer(b.decl.name);
+    size_t es = dtype_size(b.decl.type), diff = 0, at = 0;
+    for (size_t i = 0; i < b.decl.count; ++i)
+      if (std::memcmp(b.bytes.data() + i * es, t.bytes.data() + i * es, es) != 0 && !diff++) at = i;
+    if (diff) {
+      o.failed = true;
+      o.why = Why::not_bit_equal;
+      o.detail = fmt::format("{}[{}] is {:.9g}, {} gives {:.9g} ({} of {} outputs differ in bits)", b.decl.name, at,
+                             load_as_double(b.bytes.data(), b.decl.type, at), ctx.entry.spec.replaces,
+                             load_as_double(t.bytes.data(), b.decl.type, at), diff, b.decl.count);
+      o.fail_shape = s;
+      o.fail_fill = f;
+      return o;
+    }
+  }
+  return o;
+}
+
+Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f) {
+  Ran r = run_case(ctx, Gate::shapes, s, f);
+  if (r.problem) return *r.problem;
+  if (ctx.entry.rig.replaced) return bit_equal(ctx, r.c, s, f);
+  return compare(ctx.entry.spec, r.c, ctx.entry.rig.reference(r.c), true);
+}
+
+Outcome gate_shapes(GateCtx& ctx) {
+  auto shapes = ctx.entry.spec.gate3_shapes();
+  for (const auto& s : shapes) {
+    Outcome o = check_shapes(ctx, s, Fill{FillKind::random});
+    if (o.failed) return o;
+  }
+  Outcome o;
+  o.detail = fmt::format("{} shapes{}", shapes.size(),
+                         ctx.entry.rig.replaced ? ", bit-equal to " + ctx.entry.spec.replaces : ", within float64's bound");
+  return o;
+}
+
+}  // namespace kc::detail

@@ -1,0 +1,95 @@
+// Gate 4: integer fills whose fp32 sums are exact in any order. The fp16 and bf16 replays (three
+// orders each) must miss by at least 100x the exact-sum bound, proving the fill can tell; then the
+// kernel must meet that bound, proving it sums in fp32.
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gates.hpp"
+#include "kc/numeric.hpp"
+
+namespace kc::detail {
+
+inline constexpr double required_miss = 100;
+
+Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
+  const Spec& spec = ctx.entry.spec;
+  Outcome o;
+  o.shape = s.str();
+  Case c = prepare_case(ctx, Gate::sums, s, f);
+  auto exp = ctx.entry.rig.reference(c);
+  std::vector<std::string> weak, margins;
+  for (SumFormat fm : {SumFormat::f16, SumFormat::bf16})
+    for (SumOrder od : {SumOrder::chain, SumOrder::halves, SumOrder::lanes32}) {
+      auto rep = ctx.entry.rig.simulate(c, fm, od);
+      if (rep.size() != exp.size())
+        throw Error(fmt::format("{}: simulate() gave {} outputs, reference() {}", spec.name, rep.size(), exp.size()));
+      double miss = 0;
+      for (size_t e = 0; e < exp.size(); ++e) {
+        DType t = c.buffer(exp[e].name).decl.type;
+        for (size_t i = 0; i < exp[e].want.size() && i < rep[e].size(); ++i) {
+          double w = exp[e].want[i], r = rep[e][i];
+          if (!std::isfinite(w)) continue;
+          double b = error_bound(spec, t, w, exp[e].mag.empty() ? 0 : exp[e].mag[i], s, !exp[e].exact_sums);
+          double ratio = !std::isfinite(r) ? INFINITY : std::fabs(r - w) / b;
+          miss = std::max(miss, ratio);
+        }
+      }
+      std::string m = fmt::format("{} {} {:.3g}x", sum_format_name(fm), sum_order_name(od), miss);
+      margins.push_back(m);
+      if (!(miss >= required_miss)) weak.push_back(m);
+    }
+  o.notes.push_back(fmt::format("gate 4 at {}: replays miss the exact-sum bound by {}", s.str(), fmt::join(margins, ", ")));
+  if (!weak.empty()) {
+    if (spec.sums->hidden.empty()) {
+      o.failed = true;
+      o.why = Why::weak_fill;
+      o.detail = fmt::format("the fill is too weak: replays {} miss by less than {}x the exact-sum bound",
+                             fmt::join(weak, ", "), required_miss);
+      o.fail_shape = s;
+      o.fail_fill = f;
+      return o;
+    }
+    o.notes.push_back(fmt::format("margins only ({}): {}", spec.sums->hidden, fmt::join(weak, ", ")));
+  }
+  Ran r = run_case(ctx, Gate::sums, s, f, nullptr, &c);
+  if (r.problem) return *r.problem;
+  Outcome k = compare(spec, r.c, exp, false);
+  k.notes = o.notes;
+  if (k.failed) k.detail = "not an fp32 sum: " + k.detail;
+  return k;
+}
+
+Outcome gate_sums(GateCtx& ctx) {
+  Outcome o;
+  if (!ctx.entry.spec.sums) {
+    o.applies = false;
+    o.detail = "no sums declared";
+    return o;
+  }
+  auto shapes = extreme_shapes(ctx.entry.spec);
+  std::vector<std::string> notes;
+  for (const auto& s : shapes) {
+    Outcome k = check_sums(ctx, s, Fill{FillKind::sums});
+    notes.insert(notes.end(), k.notes.begin(), k.notes.end());
+    if (k.failed) {
+      k.notes = notes;
+      return k;
+    }
+  }
+  o.notes = notes;
+  o.detail = fmt::format("exact fp32 sums at {} shapes", shapes.size());
+  return o;
+}
+
+Outcome check_case(GateCtx& ctx, Gate g, const Shape& s, const Fill& f) {
+  switch (g) {
+    case Gate::nonfinite: return check_nonfinite(ctx, s, f);
+    case Gate::repeat: return check_repeat(ctx, s, f);
+    case Gate::shapes: return check_shapes(ctx, s, f);
+    case Gate::sums: return check_sums(ctx, s, f);
+    default: throw Error("gate 5 has no cases");
+  }
+}
+
+}  // namespace kc::detail

@@ -1,0 +1,44 @@
+#include "kc/report.hpp"
+
+#include <fmt/format.h>
+
+namespace kc {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::pass: return "PASS";
+    case Status::fail: return "FAIL";
+    case Status::known: return "KNOWN";
+    case Status::fixed: return "FIXED";
+    case Status::control_red: return "RED";
+    case Status::control_green: return "GREEN";
+    case Status::na: return "N/A";
+    case Status::error: return "ERROR";
+  }
+  return "?";
+}
+
+bool status_ok(Status s) {
+  return s == Status::pass || s == Status::known || s == Status::control_red || s == Status::na;
+}
+
+std::string Summary::line() const {
+  std::string s = fmt::format("SUMMARY backend={}", backend);
+  if (!absent.empty())
+    s += fmt::format(" kernels=not-run({}) known=0 controls={}/{} controls_not_run={}", kernels, controls_red, controls,
+                     controls_not_run);
+  else
+    s += fmt::format(" kernels={}/{} known={} controls={}/{}", kernels_passing, kernels, known, controls_red, controls);
+  s += fmt::format(" limit_problems={} errors={}", limit_problems, errors);
+  if (!absent.empty()) s += fmt::format(" absent=\"{}\"", absent);
+  return s;
+}
+
+std::unique_ptr<Reporter> make_reporter(const std::string& name, std::ostream& out) {
+  if (name == "console") return make_console_reporter(out, false);
+  if (name == "json") return make_json_reporter(out);
+  if (name == "junit") return make_junit_reporter(out);
+  throw Error(fmt::format("unknown reporter '{}' (console, json, junit)", name));
+}
+
+}  // namespace kc

@@ -1,0 +1,59 @@
+#include "kc/rig.hpp"
+
+#include <fmt/format.h>
+
+#include "kc/numeric.hpp"
+
+namespace kc {
+
+HostBuffer& Case::add(BufferDecl d) {
+  for (const auto& b : buffers_)
+    if (b.decl.name == d.name) throw Error(fmt::format("buffer '{}' declared twice", d.name));
+  if (d.name.empty()) throw Error("a buffer needs a name");
+  HostBuffer b{d, std::vector<std::byte>(d.count * dtype_size(d.type))};
+  buffers_.push_back(std::move(b));
+  return buffers_.back();
+}
+
+const HostBuffer& Case::buffer(std::string_view name) const {
+  for (const auto& b : buffers_)
+    if (b.decl.name == name) return b;
+  throw Error(fmt::format("no buffer '{}' at shape {}", name, shape_.str()));
+}
+
+const HostBuffer& Case::find(std::string_view name, DType t) const {
+  const HostBuffer& b = buffer(name);
+  if (b.decl.type != t)
+    throw Error(fmt::format("buffer '{}' holds {}, read as {}", name, dtype_name(b.decl.type), dtype_name(t)));
+  return b;
+}
+
+double Case::value(std::string_view name, size_t i) const {
+  const HostBuffer& b = buffer(name);
+  if (i >= b.decl.count) throw Error(fmt::format("buffer '{}' has {} elements, asked for {}", name, b.decl.count, i));
+  return load_as_double(b.bytes.data(), b.decl.type, i);
+}
+
+const Buffers::Slot& Buffers::slot(std::string_view name, DType t) const {
+  for (const auto& s : slots_)
+    if (s.name == name) {
+      if (s.type != t)
+        throw Error(fmt::format("buffer '{}' holds {}, used as {}", name, dtype_name(s.type), dtype_name(t)));
+      return s;
+    }
+  throw Error(fmt::format("the kernel asked for buffer '{}', which prepare() did not declare", name));
+}
+
+void* Buffers::ptr(std::string_view name) const {
+  for (const auto& s : slots_)
+    if (s.name == name) return s.ptr;
+  throw Error(fmt::format("the kernel asked for buffer '{}', which prepare() did not declare", name));
+}
+
+size_t Buffers::count(std::string_view name) const {
+  for (const auto& s : slots_)
+    if (s.name == name) return s.count;
+  throw Error(fmt::format("the kernel asked for buffer '{}', which prepare() did not declare", name));
+}
+
+}  // namespace kc

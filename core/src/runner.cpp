@@ -1,0 +1,242 @@
+// The runner: each backend, each entry through gates 1-4, gate 5 from the auditors, verdicts to the
+// reporters, a SUMMARY per backend. Known findings and controls are judged here, nowhere else.
+#include "kc/runner.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gates/gates.hpp"
+#include "kc/audit.hpp"
+#include "kc/registry.hpp"
+#include "repro.hpp"
+
+namespace kc {
+
+namespace {
+
+using detail::Outcome;
+
+const Known* known_for(const Spec& s, Gate g) {
+  for (const auto& k : s.known)
+    if (k.gate == g) return &k;
+  return nullptr;
+}
+
+// The verdict of one gate on one entry, from what the gate found and what the spec says of it.
+Status judge(const Spec& s, Gate g, const Outcome& o, std::string& detail) {
+  detail = o.detail;
+  if (s.control) {
+    if (g != *s.control_gate) return !o.applies ? Status::na : o.failed ? Status::fail : Status::pass;
+    if (o.applies && o.failed && o.why == s.control_why) return Status::control_red;
+    detail = !o.applies ? fmt::format("the gate does not apply ({}); this control was built to fail it for {}",
+                                      o.detail, why_name(s.control_why))
+             : o.failed ? fmt::format("failed for {}, but it was built to fail for {}: {}", why_name(o.why),
+                                      why_name(s.control_why), o.detail)
+                        : fmt::format("stayed green, but it was built to fail for {}: {}", why_name(s.control_why),
+                                      o.detail);
+    return Status::control_green;
+  }
+  if (!o.applies) return Status::na;
+  if (const Known* k = known_for(s, g)) {
+    if (o.failed) {
+      detail = fmt::format("known: {} — {}", k->what, o.detail);
+      return Status::known;
+    }
+    detail = fmt::format("the known finding '{}' no longer fails: remove the entry from the spec", k->what);
+    return Status::fixed;
+  }
+  if (o.failed && (o.why == Why::fault || o.why == Why::hang)) return Status::error;
+  return o.failed ? Status::fail : Status::pass;
+}
+
+void emit(std::vector<Reporter*>& reps, const GateEvent& e) {
+  for (auto* r : reps) r->gate(e);
+}
+
+void note(std::vector<Reporter*>& reps, const std::string& backend, const std::string& text) {
+  for (auto* r : reps) r->note(backend, text);
+}
+
+}  // namespace
+
+std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunOptions& opt,
+                                 std::vector<Reporter*> reps) {
+  std::vector<GateEvent> events;
+  auto push = [&](GateEvent e) {
+    emit(reps, e);
+    events.push_back(std::move(e));
+  };
+  Entry e;
+  try {
+    e = build(reg);
+  } catch (const std::exception& x) {
+    push({b.name(), reg.name, Gate::nonfinite, Status::error, "spec", "", x.what()});
+    return events;
+  }
+  struct Release {
+    const Rig& rig;
+    ~Release() {
+      if (rig.release) try { rig.release(); } catch (...) {}
+    }
+  } release{e.rig};
+  for (const auto& p : b.check_entry(e.spec))
+    push({b.name(), reg.name, Gate::limits, Status::fail, why_name(Why::limit), "", "on the device: " + p});
+  detail::GateCtx ctx{b, e, opt};
+  const std::pair<Gate, Outcome (*)(detail::GateCtx&)> gates[] = {{Gate::nonfinite, detail::gate_nonfinite},
+                                                                   {Gate::repeat, detail::gate_repeat},
+                                                                   {Gate::shapes, detail::gate_shapes},
+                                                                   {Gate::sums, detail::gate_sums}};
+  for (const auto& [g, fn] : gates) {
+    auto t0 = std::chrono::steady_clock::now();
+    Outcome o;
+    bool crashed = false;
+    try {
+      o = fn(ctx);
+    } catch (const std::exception& x) {
+      o.failed = true;
+      o.detail = x.what();
+      crashed = true;
+    }
+    GateEvent ev{b.name(), reg.name, g, Status::pass, o.failed ? why_name(o.why) : "", o.shape, ""};
+    ev.status = crashed ? Status::error : judge(e.spec, g, o, ev.detail);
+    ev.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (const auto& n : o.notes) note(reps, b.name(), fmt::format("{} gate {}: {}", reg.name, int(g), n));
+    if (opt.repro && o.failed && !crashed && o.why != Why::fault && o.why != Why::hang) {
+      try {
+        for (const auto& line : detail::repro(ctx, g, o)) note(reps, b.name(), line);
+      } catch (const std::exception& x) {
+        note(reps, b.name(), fmt::format("repro of {} gate {} failed: {}", reg.name, int(g), x.what()));
+      }
+    }
+    push(std::move(ev));
+  }
+  return events;
+}
+
+static void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& evs) {
+  bool ok = true, red = false;
+  for (const auto& e : evs) {
+    if (e.status == Status::known) ++s.known;
+    if (e.status == Status::control_red) red = true;
+    if (!status_ok(e.status)) {
+      ok = false;
+      ++s.errors;
+    }
+    if (e.gate == Gate::limits && e.status == Status::fail) ++s.limit_problems;
+  }
+  if (reg.control) {
+    ++s.controls;
+    if (red && ok) ++s.controls_red;
+  } else {
+    ++s.kernels;
+    if (ok) ++s.kernels_passing;
+  }
+}
+
+static void audit_backend(Summary& s, const RunOptions& opt, std::vector<Reporter*>& reps, int& matched) {
+  for (auto& a : auditors()) {
+    if (a->backend() != s.backend) continue;
+    AuditResult res = a->audit({opt.only, opt.audit_paths});
+    for (const auto& n : res.notes) note(reps, s.backend, "gate 5: " + n);
+    for (const auto& err : res.errors) {
+      ++s.limit_problems;
+      ++s.errors;
+      emit(reps, {s.backend, "(gate 5)", Gate::limits, Status::fail, why_name(Why::limit), "", err});
+    }
+    // One verdict a launch, over every chip.
+    std::vector<std::string> order;
+    for (const auto& l : res.lines)
+      if (std::find(order.begin(), order.end(), l.launch) == order.end()) order.push_back(l.launch);
+    matched += int(order.size());
+    for (const auto& launch : order) {
+      bool control = false, problem = false;
+      std::vector<std::string> chips, problems;
+      for (const auto& l : res.lines)
+        if (l.launch == launch) {
+          control |= l.control;
+          chips.push_back(l.chip);
+          if (l.problem) {
+            problem = true;
+            problems.push_back(l.chip + ": " + l.message);
+          }
+        }
+      GateEvent ev{s.backend, launch, Gate::limits, Status::pass, "", fmt::format("{}", fmt::join(chips, ","))};
+      if (control) {
+        ++s.controls;
+        ev.status = problem ? Status::control_red : Status::control_green;
+        if (problem) ++s.controls_red; else ++s.errors;
+        ev.why = problem ? why_name(Why::limit) : "";
+        ev.detail = problem ? problems.front() : "no limit problem found: the control stayed green";
+      } else if (problem) {
+        s.limit_problems += int(problems.size());
+        ++s.errors;
+        ev.status = Status::fail;
+        ev.why = why_name(Why::limit);
+        ev.detail = fmt::format("{}", fmt::join(problems, "; "));
+      } else {
+        ev.detail = fmt::format("within limits on {} chips", chips.size());
+      }
+      emit(reps, ev);
+    }
+  }
+}
+
+RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector<Reporter*> reps) {
+  RunResult out;
+  struct Collect : Reporter {
+    std::vector<GateEvent>* evs;
+    void gate(const GateEvent& e) override { evs->push_back(e); }
+    void summary(const Summary&) override {}
+  } collect;
+  collect.evs = &out.events;
+  reps.push_back(&collect);
+  for (auto* r : reps) r->begin(opt.seed);
+  bool failed = false;
+  for (const auto& d : duplicate_names()) {
+    emit(reps, {"", "(registry)", Gate::nonfinite, Status::error, "spec", "", d});
+    failed = true;
+  }
+  int matched = 0, total = 0, done = 0;
+  for (auto* b : backends)
+    if (opt.backend.empty() || opt.backend == b->name())
+      for (const auto& reg : registry())
+        if (reg.backend == b->name() && reg.name.find(opt.only) != std::string::npos && b->absent().empty()) ++total;
+  bool backend_seen = opt.backend.empty();
+  for (auto* b : backends) {
+    if (!opt.backend.empty() && opt.backend != b->name()) continue;
+    backend_seen = true;
+    Summary s;
+    s.backend = b->name();
+    s.absent = b->absent();
+    for (auto* r : reps) r->backend_begin(s.backend, s.absent.empty() ? b->device() : "", s.absent);
+    if (!s.absent.empty() && !opt.backend.empty()) {
+      ++s.errors;  // asked for by name, and it cannot run here
+      note(reps, s.backend, fmt::format("--backend {} was asked for, but it is absent: {}", s.backend, s.absent));
+    }
+    for (const auto& reg : registry()) {
+      if (reg.backend != s.backend || reg.name.find(opt.only) == std::string::npos) continue;
+      ++matched;
+      if (!s.absent.empty()) {
+        if (reg.control) ++s.controls_not_run; else ++s.kernels;
+        continue;
+      }
+      if (opt.progress)
+        std::fprintf(stderr, "\r\033[K[%d/%d] %s %s", ++done, total, s.backend.c_str(), reg.name.c_str()), std::fflush(stderr);
+      tally(s, reg, run_entry(reg, *b, opt, reps));
+    }
+    if (opt.progress && total) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
+    if (opt.limits) audit_backend(s, opt, reps, matched);
+    for (auto* r : reps) r->summary(s);
+    out.summaries.push_back(s);
+    if (s.errors || s.limit_problems) failed = true;
+  }
+  for (auto* r : reps) r->end();
+  if (!backend_seen) throw Error(fmt::format("unknown backend '{}'", opt.backend));
+  out.exit_code = failed ? exit_fail : matched == 0 ? exit_no_match : exit_ok;
+  return out;
+}
+
+}  // namespace kc

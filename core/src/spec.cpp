@@ -1,0 +1,220 @@
+#include "kc/spec.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace kc {
+
+const char* why_name(Why w) {
+  switch (w) {
+    case Why::none: return "none";
+    case Why::class_mismatch: return "class_mismatch";
+    case Why::rule_broken: return "rule_broken";
+    case Why::bytes_differ: return "bytes_differ";
+    case Why::input_changed: return "input_changed";
+    case Why::guard_broken: return "guard_broken";
+    case Why::overlap: return "overlap";
+    case Why::bound: return "bound";
+    case Why::interval: return "interval";
+    case Why::not_bit_equal: return "not_bit_equal";
+    case Why::weak_fill: return "weak_fill";
+    case Why::fault: return "fault";
+    case Why::hang: return "hang";
+    case Why::limit: return "limit";
+  }
+  return "?";
+}
+
+const Dim* Spec::dim(std::string_view n) const {
+  for (const auto& d : dims)
+    if (d.name == n) return &d;
+  return nullptr;
+}
+
+bool Spec::valid(const Dim& d, int64_t v) const {
+  if (v < d.least || d.step <= 0 || (v - d.least) % d.step != 0) return false;
+  return d.served.empty() || v <= *std::max_element(d.served.begin(), d.served.end());
+}
+
+std::vector<Shape> Spec::served_shapes() const {
+  std::vector<Shape> out{Shape{}};
+  for (const auto& d : dims) {
+    std::vector<Shape> next;
+    for (const auto& s : out)
+      for (int64_t v : d.served) {
+        Shape t = s;
+        t.set(d.name, v);
+        next.push_back(std::move(t));
+      }
+    out = std::move(next);
+  }
+  if (dims.empty()) out.clear();
+  return out;
+}
+
+std::vector<Shape> Spec::gate3_shapes() const {
+  std::vector<Shape> out = served_shapes();
+  auto add = [&](const Shape& s) {
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  };
+  Shape base;
+  for (const auto& d : dims) base.set(d.name, *std::min_element(d.served.begin(), d.served.end()));
+  for (const auto& d : dims) {
+    if (!d.tiled) continue;
+    int64_t largest = *std::max_element(d.served.begin(), d.served.end());
+    for (int64_t v : {d.least, d.tile - d.step, d.tile, d.tile + d.step, largest}) {
+      if (!valid(d, v)) continue;
+      Shape s = base;
+      s.set(d.name, v);
+      add(s);
+    }
+  }
+  return out;
+}
+
+void Spec::validate() const {
+  auto fail = [&](const std::string& field, const std::string& what) {
+    throw Error(fmt::format("{} ({}, {}:{}): {}: {}", name, backend, file, line, field, what));
+  };
+  if (name.empty() || name.find('/') == std::string::npos || name.front() == '/' || name.back() == '/' ||
+      name.find("//") != std::string::npos || name.find_first_of(" \t\n") != std::string::npos)
+    fail("name", "must be family/kernel[/variant] with no empty part or space");
+  if (dims.empty()) fail("served", "the envelope is empty (no dimension served)");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const Dim& d = dims[i];
+    std::string f = "dim '" + d.name + "'";
+    for (size_t j = 0; j < i; ++j)
+      if (dims[j].name == d.name) fail(f, "declared twice");
+    if (d.served.empty()) fail(f, "serves no size");
+    if (d.step <= 0) fail(f, fmt::format("step {} must be positive", d.step));
+    if (d.least <= 0) fail(f, fmt::format("least {} must be positive", d.least));
+    if (d.tiled) {
+      if (d.tile <= 0) fail(f, fmt::format("tile {} must be positive", d.tile));
+      if (d.tile % d.step != 0) fail(f, fmt::format("tile {} is not a multiple of its step {}", d.tile, d.step));
+      if (d.least > d.tile) fail(f, fmt::format("least size {} is above the tile {}", d.least, d.tile));
+    }
+    for (int64_t v : d.served)
+      if (!valid(d, v))
+        fail(f, fmt::format("served size {} is outside the envelope (least {}, step {})", v, d.least, d.step));
+  }
+  if (sums && !sums->depth) fail("sums", "no depth function");
+  if (!replaces.empty() && !replaces.empty() && replaces == name) fail("replaces", "an entry cannot replace itself");
+  for (const auto& k : known)
+    if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
+  if (control) {
+    if (!control_gate) fail("control", "a control must name the gate it fails (.control(gate, why))");
+    if (control_why == Why::none) fail("control", "a control must name why its gate fails");
+    if (!known.empty()) fail("known", "a control cannot carry known findings");
+  } else if (control_gate) {
+    fail("control", "registered with KC_KERNEL but calls .control(): register it with KC_CONTROL");
+  }
+}
+
+Entry&& Entry::served(std::vector<std::pair<std::string, std::vector<int64_t>>> ds) && {
+  for (auto& [n, sizes] : ds) {
+    Dim* d = nullptr;
+    for (auto& x : spec.dims)
+      if (x.name == n) d = &x;
+    if (!d) d = &spec.dims.emplace_back(Dim{n, {}});
+    d->served = std::move(sizes);
+  }
+  return std::move(*this);
+}
+
+static Dim& find_dim(Spec& s, const std::string& n) {
+  for (auto& d : s.dims)
+    if (d.name == n) return d;
+  return s.dims.emplace_back(Dim{n, {}});
+}
+
+Entry&& Entry::tile(const std::string& dim, int64_t t, int64_t step, int64_t least) && {
+  Dim& d = find_dim(spec, dim);
+  d.tiled = true;
+  d.tile = t;
+  d.step = step;
+  d.least = least;
+  return std::move(*this);
+}
+
+Entry&& Entry::range(const std::string& dim, int64_t least, int64_t step) && {
+  Dim& d = find_dim(spec, dim);
+  d.least = least;
+  d.step = step;
+  return std::move(*this);
+}
+
+Entry&& Entry::sums(DType acc, std::function<double(const Shape&)> depth, int ops, int mids) && {
+  Accum a;
+  a.type = acc;
+  a.depth = std::move(depth);
+  a.ops = ops;
+  a.mids = mids;
+  if (spec.sums) {  // keep ulps / hidden set before
+    a.ulps = spec.sums->ulps;
+    a.hidden = spec.sums->hidden;
+  }
+  spec.sums = std::move(a);
+  return std::move(*this);
+}
+
+Entry&& Entry::ulp(const std::string& function, double ulps) && {
+  if (!spec.sums) spec.sums = Accum{};
+  spec.sums->ulps.push_back({function, ulps});
+  return std::move(*this);
+}
+
+Entry&& Entry::hidden(const std::string& why) && {
+  if (!spec.sums) spec.sums = Accum{};
+  spec.sums->hidden = why;
+  return std::move(*this);
+}
+
+Entry&& Entry::in_place(const std::string& out, const std::string& in) && {
+  spec.in_place.emplace_back(out, in);
+  return std::move(*this);
+}
+
+Entry&& Entry::replaces(const std::string& n, std::function<void(const Buffers&)> hook) && {
+  spec.replaces = n;
+  rig.replaced = std::move(hook);
+  return std::move(*this);
+}
+
+Entry&& Entry::rule(const std::string& text, std::function<std::string(const Case&)> check) && {
+  spec.rule = text;
+  rig.rule = std::move(check);
+  return std::move(*this);
+}
+
+Entry&& Entry::launches(std::vector<std::string> names) && {
+  spec.launches = std::move(names);
+  return std::move(*this);
+}
+
+Entry&& Entry::known(Gate gate, const std::string& what) && {
+  spec.known.push_back({gate, what});
+  return std::move(*this);
+}
+
+Entry&& Entry::control(Gate gate, Why why) && {
+  spec.control_gate = gate;
+  spec.control_why = why;
+  return std::move(*this);
+}
+
+Entry&& Entry::note(const std::string& text) && {
+  spec.note = text;
+  return std::move(*this);
+}
+
+Entry&& Entry::launch(std::function<void(const Buffers&)> run) && {
+  rig.run = std::move(run);
+  return std::move(*this);
+}
+
+Entry&& Entry::release(std::function<void()> fn) && {
+  rig.release = std::move(fn);
+  return std::move(*this);
+}
+
+}  // namespace kc
