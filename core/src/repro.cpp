@@ -17,7 +17,7 @@ static std::vector<int64_t> smaller(const Spec& spec, const Dim& d, int64_t now)
   c.push_back(snap(now - d.step));
   std::sort(c.begin(), c.end());
   c.erase(std::unique(c.begin(), c.end()), c.end());
-  std::erase_if(c, [&](int64_t v) { return v >= now || !spec.valid(d, v) && v > d.least; });
+  std::erase_if(c, [&](int64_t v) { return v >= now || (!spec.valid(d, v) && v > d.least); });
   return c;
 }
 

@@ -163,7 +163,7 @@ static void audit_backend(Summary& s, const RunOptions& opt, std::vector<Reporte
             problems.push_back(l.chip + ": " + l.message);
           }
         }
-      GateEvent ev{s.backend, launch, Gate::limits, Status::pass, "", fmt::format("{}", fmt::join(chips, ","))};
+      GateEvent ev{s.backend, launch, Gate::limits, Status::pass, "", fmt::format("{}", fmt::join(chips, ",")), ""};
       if (control) {
         ++s.controls;
         ev.status = problem ? Status::control_red : Status::control_green;

@@ -7,6 +7,7 @@
 
 #include "kc/backend.hpp"
 #include "kc/report.hpp"
+#include "kc/registry.hpp"
 #include "kc/spec.hpp"
 
 namespace kc {

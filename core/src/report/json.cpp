@@ -29,7 +29,7 @@ class Json final : public Reporter {
                                                  {"detail", e.detail},
                                                  {"seconds", e.seconds}});
   }
-  void note(const std::string& b, const std::string& text) override {
+  void note(const std::string& /*backend*/, const std::string& text) override {
     if (!doc_["backends"].empty()) doc_["backends"].back()["notes"].push_back(text);
   }
   void summary(const Summary& s) override {
