@@ -1,0 +1,54 @@
+// Launch declarations: `launches.tsv` beside each kernel (kernels/<family>/<kernel>/launches.tsv) and
+// in controls/<backend>/launches.tsv. Format (limits/README.md): whitespace-separated columns, `#`
+// starts a comment, one launch a row:
+//   backend  launch  symbol  threads  dyn_smem  cluster  flags
+// The symbol may itself hold spaces (a demangled template name): it is every column between the
+// launch and the last four.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kc::limits {
+
+// One row as written, for any backend: the file, its line and its columns.
+struct LaunchRow {
+  std::string file;
+  int line = 0;
+  std::vector<std::string> cols;
+  const std::string& backend() const { return cols.front(); }
+  std::string where() const { return file + ":" + std::to_string(line); }
+};
+
+// A row parsed in the common format.
+struct Launch {
+  std::string file;
+  int line = 0;
+  std::string backend, name, symbol;
+  uint64_t threads = 0, dyn_smem = 0;
+  uint32_t cluster = 1;
+  bool optin = false, nonportable = false;
+  uint64_t frame = 0;             // frame=<bytes> budget (0: any frame is reported)
+  std::string control;            // control=<kind> ("" for a served launch)
+  std::vector<std::string> flags; // every flag as written ("-" gives none)
+  std::string where() const { return file + ":" + std::to_string(line); }
+};
+
+// Every non-empty row of a launches file's text; throws FormatError naming `name` and the line for a
+// row with fewer than 7 columns.
+std::vector<LaunchRow> parse_launch_rows(const std::string& text, const std::string& name);
+// The common format of one row; throws FormatError naming the row on a bad number or flag.
+Launch parse_launch(const LaunchRow& row);
+
+// The launches.tsv files under each path (a file is taken as is; a directory is searched
+// recursively), sorted; throws FormatError for a path that does not exist.
+std::vector<std::string> find_launch_files(const std::vector<std::string>& paths);
+// Every row of every file.
+std::vector<LaunchRow> read_launch_rows(const std::vector<std::string>& files);
+
+// Where this build looks by default: $KC_LAUNCHES (paths separated by ':') when set, else the
+// source tree's kernels/ and controls/ folders compiled in.
+std::vector<std::string> default_launch_paths();
+
+}  // namespace kc::limits

@@ -1,0 +1,366 @@
+#include "kc/limits/cuda_audit.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "kc/limits/error.hpp"
+
+#ifndef KC_SOURCE_DIR
+#define KC_SOURCE_DIR "."
+#endif
+#ifndef KC_BUILD_CUDA_SMS
+#define KC_BUILD_CUDA_SMS ""
+#endif
+#ifndef KC_LIMITS_TOOL
+#define KC_LIMITS_TOOL "kernel-contract-limits"
+#endif
+
+namespace kc::limits {
+
+namespace fs = std::filesystem;
+
+std::string default_records_dir() {
+  if (const char* e = std::getenv("KC_CUDA_RECORDS"); e && *e) return e;
+  return std::string(KC_SOURCE_DIR) + "/records/cuda";
+}
+
+bool build_has_cuda() {
+#ifdef KC_BUILD_HAS_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<int> build_sms() {
+  std::vector<int> out;
+  std::istringstream in(KC_BUILD_CUDA_SMS);
+  std::string s;
+  while (std::getline(in, s, ',')) {
+    // CMake architectures may carry -real / -virtual suffixes.
+    if (auto p = s.find('-'); p != std::string::npos) s.resize(p);
+    if (!s.empty() && std::all_of(s.begin(), s.end(), ::isdigit)) out.push_back(std::stoi(s));
+  }
+  return out;
+}
+
+namespace {
+
+std::string dims(const std::array<uint32_t, 3>& d) {
+  if (!d[0] && !d[1] && !d[2]) return "none";
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+std::string strip_ws(const std::string& s) {
+  std::string o;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) o += c;
+  return o;
+}
+
+uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
+
+std::string quote_args(const std::vector<std::string>& v) {
+  std::string o;
+  for (const auto& a : v) o += " " + a;
+  return o;
+}
+
+}  // namespace
+
+std::string record_line(const std::string& launch, const std::string& chip, const KernelUsage& k) {
+  std::ostringstream o;
+  o << "RECORD cuda " << launch << " " << chip << " regs=" << k.regs << " shared=" << k.shared
+    << " bound=" << k.bound() << " maxreg=" << k.maxreg << " frame=" << k.frame << " stack=" << k.min_stack
+    << " cluster=" << dims(k.cluster) << " rank=" << k.cluster_rank << " barriers=" << k.barriers
+    << " params=" << k.params << " symbol=" << k.symbol;
+  return o.str();
+}
+
+std::string check_limits(const Launch& l, const CudaChip& c, const KernelUsage& k, std::vector<std::string>& kinds) {
+  std::vector<std::string> bad, ok;
+  auto fail = [&](const char* kind, const std::string& what) {
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    bad.push_back(std::string(kind) + ": " + what);
+  };
+  const uint64_t t = l.threads;
+  // Threads a block: the chip's maximum and the kernel's compiled bound.
+  if (t > c.threads_block) fail("bounds", "threads " + std::to_string(t) + " > " + std::to_string(c.threads_block) + " a block");
+  if (t > k.bound()) fail("bounds", "threads " + std::to_string(t) + " > the kernel's bound " + std::to_string(k.bound()) + " (__launch_bounds__)");
+  const uint64_t req = uint64_t{k.reqntid[0]} * k.reqntid[1] * k.reqntid[2];
+  if (req && t != req) fail("bounds", "threads " + std::to_string(t) + " != the required block size " + dims(k.reqntid));
+  ok.push_back("threads " + std::to_string(t) + "/" + std::to_string(std::min<uint32_t>(k.bound(), c.threads_block)));
+
+  // Registers: allocated per warp in units of reg_unit; the block's warps rounded up to warp_round
+  // (cuda_occupancy.h's hardware check).
+  const uint64_t per_warp = round_up(uint64_t(k.regs) * 32, c.reg_unit);
+  const uint64_t warps = (t + 31) / 32, warps_r = round_up(warps, c.warp_round);
+  const uint64_t need = per_warp * warps_r;
+  if (uint32_t(k.regs) > c.regs_thread) fail("regs", "regs " + std::to_string(k.regs) + " > " + std::to_string(c.regs_thread) + " a thread");
+  if (need > c.regs_block)
+    fail("regs", "regs " + std::to_string(k.regs) + " a thread -> " + std::to_string(per_warp) + " a warp x " + std::to_string(warps_r) +
+                     " warps = " + std::to_string(need) + " > " + std::to_string(c.regs_block) + " a block");
+  ok.push_back("regs " + std::to_string(k.regs) + " -> " + std::to_string(need) + "/" + std::to_string(c.regs_block));
+
+  // Shared: static + dynamic, plus the reserved 1 KiB a block, within the SM's shared memory
+  // (equivalently static + dynamic <= the opt-in maximum a block); past 48 KiB only with optin.
+  const uint64_t total = k.shared + l.dyn_smem;
+  if (total + c.smem_reserved > c.smem_sm)
+    fail("smem", "shared " + std::to_string(k.shared) + " static + " + std::to_string(l.dyn_smem) + " dynamic + " +
+                     std::to_string(c.smem_reserved) + " reserved = " + std::to_string(total + c.smem_reserved) + " > " +
+                     std::to_string(c.smem_sm) + " (opt-in max " + std::to_string(c.smem_optin) + " a block)");
+  if (!l.optin && total > c.smem_default)
+    fail("smem", "shared " + std::to_string(total) + " > " + std::to_string(c.smem_default) + " without optin");
+  if (k.shared > c.smem_default)
+    fail("smem", "static shared " + std::to_string(k.shared) + " > " + std::to_string(c.smem_default));
+  ok.push_back("shared " + std::to_string(k.shared) + "+" + std::to_string(l.dyn_smem) + "+" + std::to_string(c.smem_reserved) + "/" +
+               std::to_string(l.optin ? c.smem_sm : c.smem_default + c.smem_reserved));
+
+  // Clusters: from sm_90 only; portable up to cluster_portable, non-portable (declared) up to
+  // cluster_max; the compiled __cluster_dims__ and cluster rank must agree with the launch.
+  const uint32_t compiled = k.cluster_size();
+  if ((l.cluster > 1 || compiled > 1) && !c.clusters)
+    fail("cluster", "cluster " + std::to_string(std::max(l.cluster, compiled)) + " on " + c.name + ", which has no clusters");
+  if (c.clusters) {
+    if (l.cluster > c.cluster_portable && !l.nonportable)
+      fail("cluster", "cluster " + std::to_string(l.cluster) + " > portable " + std::to_string(c.cluster_portable) + " without nonportable");
+    if (l.cluster > c.cluster_max)
+      fail("cluster", "cluster " + std::to_string(l.cluster) + " > " + std::to_string(c.cluster_max) + " on " + c.name);
+  }
+  if (compiled && compiled != l.cluster)
+    fail("cluster", "launch cluster " + std::to_string(l.cluster) + " but the kernel is compiled for __cluster_dims__ " + dims(k.cluster));
+  if (k.cluster_rank && l.cluster > k.cluster_rank)
+    fail("cluster", "cluster " + std::to_string(l.cluster) + " > the kernel's max cluster rank " + std::to_string(k.cluster_rank));
+  ok.push_back("cluster " + std::to_string(l.cluster));
+
+  // Local memory a thread (stack frame, spills) above the declared budget.
+  if (k.frame > l.frame)
+    fail("frame", "frame " + std::to_string(k.frame) + " bytes > budget " + std::to_string(l.frame) + " (frame=<bytes>)");
+  ok.push_back("frame " + std::to_string(k.frame) + "/" + std::to_string(l.frame));
+
+  std::string msg;
+  if (bad.empty()) {
+    msg = "ok:";
+    for (size_t i = 0; i < ok.size(); ++i) msg += (i ? ", " : " ") + ok[i];
+  } else {
+    for (size_t i = 0; i < bad.size(); ++i) msg += (i ? "; " : "") + bad[i];
+  }
+  return msg;
+}
+
+CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
+  CudaAudit a;
+  auto& res = a.result;
+  res.backend = "cuda";
+  const auto& chips = cfg.chips ? *cfg.chips : cuda_chips();
+
+  // Which binaries.
+  std::vector<std::string> bins = cfg.binaries;
+  std::vector<std::string> shown = cfg.binaries;
+  if (bins.empty()) {
+    bins.push_back("/proc/self/exe");
+    std::error_code ec;
+    auto self = fs::read_symlink("/proc/self/exe", ec);
+    shown.push_back(ec ? "/proc/self/exe" : self.string());
+  }
+  // Which SMs.
+  std::vector<int> sms = cfg.sms;
+  if (sms.empty()) sms = cfg.binaries.empty() ? build_sms() : std::vector<int>{};
+  if (sms.empty())
+    for (const auto& c : chips) sms.push_back(c.sm);
+  std::vector<const CudaChip*> audited;
+  for (int sm : sms) {
+    const CudaChip* c = find_cuda_chip(chips, sm);
+    if (!c) res.errors.push_back("sm_" + std::to_string(sm) + " is not in the chip table (limits/chips/cuda.tsv)");
+    else audited.push_back(c);
+  }
+
+  const std::string records_dir = cfg.records_dir.empty() ? default_records_dir() : cfg.records_dir;
+  std::vector<std::string> lpaths = cfg.launch_paths.empty() ? default_launch_paths() : cfg.launch_paths;
+  {
+    std::string cmd = (cfg.tool.empty() ? std::string(KC_LIMITS_TOOL) : cfg.tool) + " --write-records " + records_dir;
+    if (!cfg.launch_paths.empty())
+      for (const auto& p : cfg.launch_paths) cmd += " --launches " + p;
+    if (!cfg.sms.empty()) {
+      cmd += " --sm ";
+      for (size_t i = 0; i < cfg.sms.size(); ++i) cmd += (i ? "," : "") + std::to_string(cfg.sms[i]);
+    }
+    a.regen = cmd + quote_args(shown);
+  }
+
+  // Declarations.
+  std::vector<Launch> launches;
+  try {
+    std::set<std::string> names;
+    for (const auto& row : read_launch_rows(find_launch_files(lpaths))) {
+      if (row.backend() != "cuda") continue;
+      try {
+        Launch l = parse_launch(row);
+        for (const auto& f : l.flags)
+          if (f != "optin" && f != "nonportable" && f.rfind("frame=", 0) != 0 && f.rfind("control=", 0) != 0)
+            throw FormatError(row.where(), "unknown flag '" + f + "' (want optin, nonportable, frame=<bytes>, control=<kind>)");
+        if (!l.control.empty() && std::find(kCudaProblemKinds.begin(), kCudaProblemKinds.end(), l.control) == kCudaProblemKinds.end())
+          throw FormatError(row.where(), "unknown control kind '" + l.control + "' (want bounds, regs, smem, cluster or frame)");
+        if (!names.insert(l.name).second) throw FormatError(row.where(), "launch " + l.name + " is declared twice");
+        a.declared.push_back(l.name);
+        if (cfg.only.empty() || l.name.find(cfg.only) != std::string::npos) launches.push_back(std::move(l));
+      } catch (const FormatError& e) {
+        res.errors.push_back(e.what());
+      }
+    }
+  } catch (const FormatError& e) {
+    res.errors.push_back(e.what());
+  }
+
+  // Images.
+  std::vector<Image> images;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (fs::is_directory(bins[i], ec)) {
+      for (fs::recursive_directory_iterator it(bins[i], fs::directory_options::skip_permission_denied, ec), end; it != end; it.increment(ec)) {
+        if (ec) break;
+        if (it->is_regular_file(ec)) files.push_back(it->path().string());
+      }
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(bins[i]);
+    }
+    size_t found = 0;
+    for (const auto& f : files) {
+      try {
+        auto im = read_images(f);
+        found += im.size();
+        for (auto& x : im) {
+          if (x.where.rfind("/proc/self/exe", 0) == 0) x.where = shown[i] + x.where.substr(14);
+          images.push_back(std::move(x));
+        }
+      } catch (const FormatError& e) {
+        std::string m = e.what();
+        if (m.rfind("/proc/self/exe", 0) == 0) m = shown[i] + m.substr(14);
+        res.errors.push_back(m);
+      }
+    }
+    if (!found && (!cfg.binaries.empty() || build_has_cuda()))
+      res.errors.push_back(shown[i] + ": no CUDA images (no cubin, fatbin or .nv_fatbin section)");
+  }
+  a.images = images.size();
+  for (const auto& im : images) a.kernels += im.cubin.kernels.size();
+  if (images.empty() && cfg.binaries.empty() && !build_has_cuda()) {
+    res.notes.push_back("cuda: this build has no CUDA images (nvcc was not found when it was configured); gate 5 for CUDA did not run");
+    return a;
+  }
+
+  // Kernels by SM.
+  std::map<int, std::vector<std::pair<const Image*, const KernelUsage*>>> by_sm;
+  for (const auto& im : images)
+    for (const auto& k : im.cubin.kernels) by_sm[im.cubin.sm].push_back({&im, &k});
+
+  std::vector<RecordSet> sets;
+  if (compare_records && !launches.empty()) {
+    try {
+      sets = read_record_sets(records_dir);
+    } catch (const FormatError& e) {
+      res.errors.push_back(std::string(e.what()) + ": re-derive with " + a.regen);
+    }
+  }
+  std::map<std::string, std::set<std::string>> used_sets;  // set file -> image releases it served
+  std::map<Release, std::map<RecordKey, std::string>> effective;  // set file -> image releases it served
+
+  for (const auto& l : launches) {
+    const std::string want = strip_ws(l.symbol);
+    for (const CudaChip* c : audited) {
+      std::vector<std::pair<const Image*, const KernelUsage*>> hits;
+      std::set<std::string> distinct;
+      for (const auto& [im, k] : by_sm[c->sm])
+        if (k->symbol == l.symbol || strip_ws(k->name) == want) {
+          hits.push_back({im, k});
+          distinct.insert(record_line(l.name, c->name, *k) + " " + im->cubin.release());
+        }
+      if (hits.empty()) {
+        res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' is in no " + c->name + " image of" + quote_args(shown));
+        continue;
+      }
+      if (distinct.size() > 1) {
+        std::string w;
+        for (const auto& h : hits) w += "\n    " + h.first->where + ": " + h.second->symbol;
+        res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' matches kernels that differ on " + c->name + ":" + w);
+        continue;
+      }
+      CudaCheck ch;
+      ch.launch = l;
+      ch.chip = c;
+      ch.image = hits.front().first->where;
+      ch.usage = *hits.front().second;
+      const Cubin& cu = hits.front().first->cubin;
+      ch.release = {cu.release_major, cu.release_minor};
+      ch.record = record_line(l.name, c->name, ch.usage);
+      ch.message = check_limits(l, *c, ch.usage, ch.kinds);
+      a.fresh[ch.release][{l.name, c->name}] = ch.record;
+
+      kc::AuditLine line;
+      line.launch = l.name;
+      line.chip = c->name;
+      line.control = !l.control.empty();
+      if (line.control) {
+        const bool red = std::find(ch.kinds.begin(), ch.kinds.end(), l.control) != ch.kinds.end();
+        line.problem = red;
+        line.message = (red ? "planted " + l.control + " found: " : "planted " + l.control + " NOT found: ") + ch.message;
+        for (const auto& k : ch.kinds)
+          if (k != l.control) res.errors.push_back("control " + l.name + " on " + c->name + " also shows a " + k + " problem it was not built for");
+      } else {
+        line.problem = !ch.kinds.empty();
+        line.message = ch.message;
+      }
+      line.message += " [" + ch.image + "]";
+      res.lines.push_back(std::move(line));
+
+      // The record in force for the image's release.
+      if (compare_records && !sets.empty()) {
+        Release r = ch.release;
+        if (!r.major) r = {13, 0};  // an image that names no release is checked as nvcc 13.0's
+        const RecordSet* s = set_for(sets, r);
+        if (!s) {
+          res.errors.push_back("no records set at or below nvcc " + r.str() + " in " + records_dir + ": re-derive with " + a.regen);
+        } else {
+          used_sets[s->file].insert(r.str() + (ch.release.major ? "" : " (image names none)"));
+          auto ef = effective.find(r);
+          if (ef == effective.end()) ef = effective.emplace(r, effective_records(sets, r)).first;
+          const auto& eff = ef->second;
+          auto it = eff.find({l.name, c->name});
+          if (it == eff.end())
+            res.errors.push_back("missing record for " + l.name + " on " + c->name + " (nvcc " + r.str() + "): re-derive with " + a.regen);
+          else if (it->second != ch.record)
+            res.errors.push_back("stale record for " + l.name + " on " + c->name + " (set " + s->file + "):\n    record: " + it->second +
+                                 "\n    image:  " + ch.record + "\n  re-derive with " + a.regen);
+        }
+      }
+      a.checks.push_back(std::move(ch));
+    }
+  }
+
+  // Records of launches no longer declared.
+  if (compare_records && cfg.only.empty() && !sets.empty()) {
+    std::set<std::string> declared(a.declared.begin(), a.declared.end());
+    for (const auto& s : sets)
+      for (const auto& [k, v] : s.lines)
+        if (!declared.count(k.first))
+          res.errors.push_back("record for undeclared launch " + k.first + " on " + k.second + " in " + s.file + ": re-derive with " + a.regen);
+  }
+  for (const auto& [file, rel] : used_sets) {
+    std::string r;
+    for (const auto& x : rel) r += (r.empty() ? "" : ", ") + x;
+    res.notes.push_back("cuda records set " + file + " (image release " + r + ")");
+  }
+  std::string sm_list;
+  for (const auto* c : audited) sm_list += (sm_list.empty() ? "" : " ") + c->name;
+  res.notes.push_back("cuda: " + std::to_string(launches.size()) + " launches x " + std::to_string(audited.size()) + " SMs (" + sm_list +
+                      ") from " + std::to_string(a.images) + " images, " + std::to_string(a.kernels) + " kernels in" + quote_args(shown));
+  return a;
+}
+
+}  // namespace kc::limits

@@ -1,0 +1,106 @@
+// kernel-contract-limits DIR|FILE...: reads every CUDA image in the binaries (no GPU needed), prints a
+// RECORD line per declared launch and SM, then audits each against the chip table and the records.
+// Exit: 0 all within limits; 1 a limit problem (over a limit, a control not red, a missing or stale
+// record, an unreadable binary); 2 a usage error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "kc/limits/cuda_audit.hpp"
+#include "kc/limits/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Gate 5 for CUDA: reads registers, shared memory, launch bounds, clusters and frames from the cubins in\n"
+      "executables, shared libraries, object files, fatbins or cubins (no GPU needed), prints one RECORD line\n"
+      "per declared launch and SM, and audits every launch against every served SM and the records.\n"
+      "Exit status: 0 within limits, 1 a limit problem (or a control not red, a missing or stale record, an\n"
+      "unreadable binary), 2 a usage error."};
+  kc::limits::CudaAuditConfig cfg;
+  std::string write_dir, sm_list;
+  bool kernels = false;
+  app.add_option("paths", cfg.binaries, "binaries or directories to read (directories are searched recursively)")->required();
+  app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: the source tree's kernels/ and controls/, or $KC_LAUNCHES)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--records", cfg.records_dir, "records directory (default: the source tree's records/cuda, or $KC_CUDA_RECORDS)");
+  app.add_option("--write-records", write_dir, "write the record set of each image release into DIR (base or difference) and exit");
+  app.add_option("--sm", sm_list, "SMs to audit, comma-separated (default: every SM in the chip table)");
+  app.add_option("--only", cfg.only, "launches whose name holds TEXT");
+  app.add_flag("--kernels", kernels, "also print every kernel found in the images, declared or not (KERNEL lines)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (!sm_list.empty()) {
+    std::string s;
+    std::istringstream in(sm_list);
+    while (std::getline(in, s, ',')) {
+      if (s.rfind("sm_", 0) == 0) s = s.substr(3);
+      try {
+        cfg.sms.push_back(std::stoi(s));
+      } catch (...) {
+        std::cerr << "kernel-contract-limits: --sm '" << sm_list << "' is not a list of SM numbers\n";
+        return 2;
+      }
+    }
+  }
+  std::error_code ec;
+  cfg.tool = std::filesystem::canonical("/proc/self/exe", ec).string();
+  if (ec) cfg.tool = argv[0];
+  if (!write_dir.empty()) cfg.records_dir = write_dir;
+
+  auto a = kc::limits::audit_cuda(cfg, write_dir.empty());
+  for (const auto& c : a.checks) std::cout << c.record << "\n";
+  if (kernels) {
+    // Every kernel of every image: for writing a launches.tsv row.
+    for (const auto& b : cfg.binaries) {
+      try {
+        for (const auto& im : kc::limits::read_images(b))
+          for (const auto& k : im.cubin.kernels)
+            std::cout << "KERNEL sm_" << im.cubin.sm << " " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
+                      << " name=" << k.name << " [" << im.where << "]\n";
+      } catch (const kc::limits::FormatError&) {
+      }  // already reported by the audit
+    }
+  }
+  auto& r = a.result;
+  if (!write_dir.empty()) {
+    if (!r.errors.empty()) {
+      for (const auto& e : r.errors) std::cout << "ERROR " << e << "\n";
+      std::cout << "records not written: fix the errors above first\n";
+      return 1;
+    }
+    try {
+      for (const auto& [rel, lines] : a.fresh) {
+        kc::limits::Release rr = rel.major ? rel : kc::limits::Release{13, 0};
+        auto f = kc::limits::write_record_set(write_dir, rr, lines, a.declared, a.regen);
+        std::cout << "wrote " << f << " (" << lines.size() << " records derived from images of nvcc " << rr.str() << ")\n";
+      }
+    } catch (const kc::limits::FormatError& e) {
+      std::cout << "ERROR " << e.what() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  size_t problems = 0, controls = 0, red = 0;
+  for (const auto& l : r.lines) {
+    std::cout << "AUDIT cuda " << l.launch << " " << l.chip << " " << (l.control ? (l.problem ? "CONTROL-RED " : "CONTROL-GREEN ") : (l.problem ? "PROBLEM " : "OK "))
+              << l.message << "\n";
+    if (l.control) {
+      ++controls;
+      if (l.problem) ++red; else ++problems;
+    } else if (l.problem) {
+      ++problems;
+    }
+  }
+  for (const auto& n : r.notes) std::cout << "NOTE " << n << "\n";
+  for (const auto& e : r.errors) std::cout << "ERROR " << e << "\n";
+  problems += r.errors.size();
+  std::cout << "LIMITS cuda: " << r.lines.size() << " launch x SM lines, " << problems << " limit problems, controls red " << red << " of "
+            << controls << "\n";
+  return problems ? 1 : 0;
+}
