@@ -1,0 +1,147 @@
+// kc_gpu.h: one device source for CUDA and HIP (the way ggml shares its CUDA kernels with HIP).
+//
+// A kernel written against CUDA's spelling (__global__, threadIdx.x, __syncthreads, __shfl_xor_sync,
+// atomicAdd, expf ...) includes this header first. Under nvcc it adds nothing but KC_WARP. Under
+// clang's HIP mode it defines that spelling on clang's AMDGPU builtins, so the same text compiles
+// with Debian's clang-19 and no ROCm at all:
+//
+//   clang-19 -x hip --offload-arch=gfx1100 --cuda-device-only --no-gpu-bundle-output \
+//            -nogpulib -nogpuinc -O3 -include kernels/common/kc_gpu.h k.hip -o k_gfx1100.co
+//
+// With ROCm's headers present (hipcc, or __HIP_PLATFORM_AMD__ from hip_runtime.h) the real HIP
+// definitions are used instead and this header again adds only KC_WARP. Only what our kernels use
+// is here; a kernel that needs more adds it here, once, for both.
+#pragma once
+
+#if defined(__CUDACC__)
+// nvcc (or clang's CUDA mode with CUDA's headers): CUDA's own spelling is the spelling.
+#define KC_WARP 32
+#define KC_FULL_MASK 0xffffffffu
+
+#elif defined(__HIP__) && (defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__))
+// ROCm's headers are in: they define CUDA's spelling for HIP themselves.
+#define KC_WARP warpSize
+#define KC_FULL_MASK 0xffffffffffffffffull
+
+#elif defined(__HIP__)
+// clang-19 -x hip -nogpuinc: no headers at all. Everything below maps onto clang builtins.
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ inline __attribute__((always_inline))
+// CUDA's __launch_bounds__(n) is the largest block a kernel is launched with; AMDGPU's flat work
+// group size range says the same, and the compiler fits the kernel's VGPRs to it.
+#define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, KC_FIRST_(__VA_ARGS__, 0))))
+#define KC_FIRST_(a, ...) a
+
+// No C library either: the few standard types device code uses, from the compiler's own macros.
+typedef __SIZE_TYPE__ size_t;
+typedef __INT8_TYPE__ int8_t;
+typedef __UINT8_TYPE__ uint8_t;
+typedef __INT16_TYPE__ int16_t;
+typedef __UINT16_TYPE__ uint16_t;
+typedef __INT32_TYPE__ int32_t;
+typedef __UINT32_TYPE__ uint32_t;
+typedef __INT64_TYPE__ int64_t;
+typedef __UINT64_TYPE__ uint64_t;
+
+// Our code objects are built for RDNA chips in wave32 (the default there).
+#define KC_WARP 32
+#define KC_FULL_MASK 0xffffffffu
+
+namespace kc_gpu {
+// threadIdx.x and friends: a member whose conversion reads the builtin, as CUDA's own headers do.
+template <unsigned (*X)(), unsigned (*Y)(), unsigned (*Z)()>
+struct Dim3Builtin {
+  struct Xq { __device__ operator unsigned() const { return X(); } };
+  struct Yq { __device__ operator unsigned() const { return Y(); } };
+  struct Zq { __device__ operator unsigned() const { return Z(); } };
+  Xq x;
+  Yq y;
+  Zq z;
+};
+__device__ inline unsigned tid_x() { return __builtin_amdgcn_workitem_id_x(); }
+__device__ inline unsigned tid_y() { return __builtin_amdgcn_workitem_id_y(); }
+__device__ inline unsigned tid_z() { return __builtin_amdgcn_workitem_id_z(); }
+__device__ inline unsigned bid_x() { return __builtin_amdgcn_workgroup_id_x(); }
+__device__ inline unsigned bid_y() { return __builtin_amdgcn_workgroup_id_y(); }
+__device__ inline unsigned bid_z() { return __builtin_amdgcn_workgroup_id_z(); }
+__device__ inline unsigned bdim_x() { return __builtin_amdgcn_workgroup_size_x(); }
+__device__ inline unsigned bdim_y() { return __builtin_amdgcn_workgroup_size_y(); }
+__device__ inline unsigned bdim_z() { return __builtin_amdgcn_workgroup_size_z(); }
+__device__ inline unsigned gdim_x() { return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x(); }
+__device__ inline unsigned gdim_y() { return __builtin_amdgcn_grid_size_y() / __builtin_amdgcn_workgroup_size_y(); }
+__device__ inline unsigned gdim_z() { return __builtin_amdgcn_grid_size_z() / __builtin_amdgcn_workgroup_size_z(); }
+}  // namespace kc_gpu
+
+__device__ static const kc_gpu::Dim3Builtin<kc_gpu::tid_x, kc_gpu::tid_y, kc_gpu::tid_z> threadIdx{};
+__device__ static const kc_gpu::Dim3Builtin<kc_gpu::bid_x, kc_gpu::bid_y, kc_gpu::bid_z> blockIdx{};
+__device__ static const kc_gpu::Dim3Builtin<kc_gpu::bdim_x, kc_gpu::bdim_y, kc_gpu::bdim_z> blockDim{};
+__device__ static const kc_gpu::Dim3Builtin<kc_gpu::gdim_x, kc_gpu::gdim_y, kc_gpu::gdim_z> gridDim{};
+
+// A workgroup barrier that also orders LDS and global memory, as __syncthreads does.
+__device__ inline void __syncthreads() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+// Lane exchange through ds_bpermute (byte addresses). The mask is CUDA's; a wave32 RDNA wave runs
+// its lanes together, so it only documents intent here.
+__device__ inline int kc_bpermute(int lane, int v) { return __builtin_amdgcn_ds_bpermute(lane << 2, v); }
+__device__ inline float __shfl_xor_sync(unsigned, float v, int mask, int width = KC_WARP) {
+  int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);
+  int lane = self ^ mask;
+  if (lane >= ((self & ~(width - 1)) + width)) lane = self;
+  return __builtin_bit_cast(float, kc_bpermute(lane, __builtin_bit_cast(int, v)));
+}
+__device__ inline int __shfl_xor_sync(unsigned, int v, int mask, int width = KC_WARP) {
+  int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);
+  int lane = self ^ mask;
+  if (lane >= ((self & ~(width - 1)) + width)) lane = self;
+  return kc_bpermute(lane, v);
+}
+__device__ inline float __shfl_sync(unsigned, float v, int src, int width = KC_WARP) {
+  int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);
+  return __builtin_bit_cast(float, kc_bpermute((self & ~(width - 1)) + (src & (width - 1)), __builtin_bit_cast(int, v)));
+}
+
+// Device atomics: relaxed, device scope, as CUDA's are.
+__device__ inline float atomicAdd(float* p, float v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ inline int atomicAdd(int* p, int v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+
+// Math: the builtins lower to the chip's instructions with -nogpulib (no device library needed).
+__device__ inline float expf(float x) { return __builtin_expf(x); }
+__device__ inline float exp2f(float x) { return __builtin_exp2f(x); }
+__device__ inline float logf(float x) { return __builtin_logf(x); }
+__device__ inline float sqrtf(float x) { return __builtin_sqrtf(x); }
+__device__ inline float rsqrtf(float x) { return __builtin_amdgcn_rsqf(x); }
+__device__ inline float fabsf(float x) { return __builtin_fabsf(x); }
+__device__ inline float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+__device__ inline float fminf(float a, float b) { return __builtin_fminf(a, b); }
+__device__ inline float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+__device__ inline bool isnan(float x) { return __builtin_isnan(x); }
+__device__ inline bool isinf(float x) { return __builtin_isinf(x); }
+__device__ inline float __int_as_float(int i) { return __builtin_bit_cast(float, i); }
+__device__ inline int __float_as_int(float f) { return __builtin_bit_cast(int, f); }
+
+// 16-bit floats: clang's _Float16 and __bf16 are native types on these chips; CUDA's names for
+// them and their conversions (round to nearest even, as CUDA's are).
+typedef _Float16 __half;
+typedef __bf16 __nv_bfloat16;
+__device__ inline float __half2float(__half h) { return (float)h; }
+__device__ inline __half __float2half(float f) { return (__half)f; }
+__device__ inline __half __hadd(__half a, __half b) { return a + b; }
+__device__ inline __half __hmul(__half a, __half b) { return a * b; }
+__device__ inline float __bfloat162float(__nv_bfloat16 h) { return (float)h; }
+__device__ inline __nv_bfloat16 __float2bfloat16(float f) { return (__nv_bfloat16)f; }
+
+#else
+#error "kc_gpu.h is for device code: compile it with nvcc, or clang -x hip"
+#endif
