@@ -36,7 +36,7 @@ struct Launch {
 };
 
 // Every non-empty row of a launches file's text; throws FormatError naming `name` and the line for a
-// row with fewer than 7 columns.
+// cuda row with fewer than 7 columns (another backend's row: fewer than 4).
 std::vector<LaunchRow> parse_launch_rows(const std::string& text, const std::string& name);
 // The common format of one row; throws FormatError naming the row on a bad number or flag.
 Launch parse_launch(const LaunchRow& row);
