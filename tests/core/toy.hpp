@@ -1,0 +1,16 @@
+// Toy entries for the harness's own tests: small, exact formulas whose kernels can be broken on
+// purpose, one way per test. Not served kernels (those live in kernels/).
+#pragma once
+#include "kc/spec.hpp"
+
+namespace toy {
+// y[r,c] = 2 x[r,c], f32 (exact in fp32). Plants NaN / +Inf / -Inf / both in x.
+kc::Entry scale();
+// y[r] = sum_c x[r,c], f32. Gate 4 fill: integers reaching 2^20 with a mirrored second half when
+// strong, small integers (fp16 sums exact: a fill too weak to tell) when not.
+kc::Entry rowsum(bool strong = true);
+// Kernels for them.
+void scale_kernel(const kc::Buffers& b);
+void rowsum_kernel(const kc::Buffers& b);  // sums in 8 lanes over the row, fp32
+float lanes_sum(const float* x, int64_t n);  // what rowsum_kernel does for one row
+}  // namespace toy

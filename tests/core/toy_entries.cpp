@@ -1,0 +1,104 @@
+// Toy entries registered in the test binary only: each one correct, or broken in one known way.
+#include <cmath>
+#include <stdexcept>
+
+#include "kc/numeric.hpp"
+#include "kc/registry.hpp"
+#include "toy.hpp"
+
+using kc::Buffers;
+using kc::Gate;
+using kc::Why;
+
+namespace {
+kc::Entry scale_env(kc::Entry e) {
+  return std::move(e).served({{"rows", {1, 5}}, {"cols", {16, 64}}}).tile("cols", 64, 8, 8);
+}
+kc::Entry rowsum_env(kc::Entry e) {
+  return std::move(e)
+      .served({{"rows", {1, 6}}, {"cols", {64, 256}}})
+      .tile("cols", 64, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"] / 8 + 3); });
+}
+// Sums a row in fp16, one rounding per add.
+void rowsum_fp16(const Buffers& b) {
+  int64_t rows = b.shape()["rows"], cols = b.shape()["cols"];
+  for (int64_t i = 0; i < rows; ++i) {
+    float s = 0;
+    for (int64_t j = 0; j < cols; ++j) s = kc::from_f16(kc::to_f16(s + b.in<float>("x")[i * cols + j]));
+    b.out<float>("y")[i] = s;
+  }
+}
+}  // namespace
+
+KC_KERNEL("toy/scale/ok", cpu) { return scale_env(toy::scale()).launch(toy::scale_kernel); }
+
+KC_KERNEL("toy/rowsum/ok", cpu) { return rowsum_env(toy::rowsum()).launch(toy::rowsum_kernel); }
+
+// Drops NaN (fmaxf-like): gate 1 fails, and the spec says so.
+static void scale_drops_nan(const Buffers& b) {
+  toy::scale_kernel(b);
+  float* y = b.out<float>("y");
+  for (size_t i = 0; i < b.count("y"); ++i)
+    if (std::isnan(y[i])) y[i] = 0;
+}
+KC_KERNEL("toy/known/still_fails", cpu) {
+  return scale_env(toy::scale()).known(Gate::nonfinite, "NaN becomes 0").launch(scale_drops_nan);
+}
+KC_KERNEL("toy/known/fixed", cpu) {
+  return scale_env(toy::scale()).known(Gate::nonfinite, "NaN becomes 0").launch(toy::scale_kernel);
+}
+KC_CONTROL("toy/control/red", cpu) {
+  return scale_env(toy::scale()).control(Gate::nonfinite, Why::class_mismatch).launch(scale_drops_nan);
+}
+KC_CONTROL("toy/control/green", cpu) {
+  return scale_env(toy::scale()).control(Gate::nonfinite, Why::class_mismatch).launch(toy::scale_kernel);
+}
+
+// Writes its outputs on its first call only.
+KC_KERNEL("toy/first_run_only", cpu) {
+  return scale_env(toy::scale()).launch([n = 0](const Buffers& b) mutable {
+    if (n++ == 0) toy::scale_kernel(b);
+  });
+}
+KC_KERNEL("toy/past_end", cpu) {
+  return scale_env(toy::scale()).launch([](const Buffers& b) {
+    toy::scale_kernel(b);
+    b.out<float>("y")[b.count("y")] = 1;  // one element past the end: into the guard
+  });
+}
+KC_KERNEL("toy/into_input", cpu) {
+  return scale_env(toy::scale()).launch([](const Buffers& b) {
+    toy::scale_kernel(b);
+    const_cast<float*>(b.in<float>("x"))[0] = 7;  // after reading: outputs stay right
+  });
+}
+KC_KERNEL("toy/throws", cpu) {
+  return scale_env(toy::scale()).launch([](const Buffers&) { throw std::runtime_error("simulated trap"); });
+}
+
+KC_KERNEL("toy/rowsum/fp16", cpu) { return rowsum_env(toy::rowsum()).launch(rowsum_fp16); }
+KC_KERNEL("toy/rowsum/weak", cpu) { return rowsum_env(toy::rowsum(false)).launch(toy::rowsum_kernel); }
+KC_KERNEL("toy/rowsum/weak_hidden", cpu) {
+  return rowsum_env(toy::rowsum(false)).hidden("toy: margins only").launch(toy::rowsum_kernel);
+}
+// Loses the last input of a partial 64-column tile: right at whole tiles, wrong at the edges.
+KC_KERNEL("toy/rowsum/tail", cpu) {
+  return rowsum_env(toy::rowsum()).launch([](const Buffers& b) {
+    int64_t rows = b.shape()["rows"], cols = b.shape()["cols"];
+    int64_t used = cols % 64 ? cols - 1 : cols;
+    for (int64_t i = 0; i < rows; ++i) b.out<float>("y")[i] = toy::lanes_sum(b.in<float>("x") + i * cols, used);
+  });
+}
+KC_KERNEL("toy/rowsum/replace_ok", cpu) {
+  return rowsum_env(toy::rowsum()).replaces("toy/rowsum/ok", toy::rowsum_kernel).launch(toy::rowsum_kernel);
+}
+KC_KERNEL("toy/rowsum/replace_ulp", cpu) {
+  return rowsum_env(toy::rowsum())
+      .replaces("toy/rowsum/ok", toy::rowsum_kernel)
+      .launch([](const Buffers& b) {
+        toy::rowsum_kernel(b);
+        float* y = b.out<float>("y");
+        y[0] = std::nextafter(y[0], INFINITY);
+      });
+}
