@@ -4,22 +4,27 @@
 #include <fmt/format.h>
 
 #include "kc/numeric.hpp"
+#include "kc/parallel.hpp"
 
 namespace kc::detail {
 
-static uint64_t splitmix(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+// Counter-based (a hash of run, stream and position), so large buffers fill on every core.
+static uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
 void pattern(std::byte* dst, size_t n, uint64_t run, uint64_t stream) {
-  uint64_t s = run * 0x100000001b3ull ^ (stream + 1) * 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t v = splitmix(s);
-    std::memcpy(dst + i, &v, std::min<size_t>(8, n - i));
-  }
+  uint64_t key = mix64(run * 0x100000001b3ull ^ (stream + 1) * 0xcbf29ce484222325ull);
+  int64_t words = int64_t((n + 7) / 8);
+  parallel_for(words, [&](int64_t b, int64_t e) {
+    for (int64_t w = b; w < e; ++w) {
+      uint64_t v = mix64(key + uint64_t(w) * 0x9e3779b97f4a7c15ull);
+      size_t at = size_t(w) * 8;
+      std::memcpy(dst + at, &v, std::min<size_t>(8, n - at));
+    }
+  }, 1 << 16);
 }
 
 static const std::string* in_place_input(const Spec& spec, const std::string& out) {

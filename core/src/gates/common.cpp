@@ -5,6 +5,8 @@
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
+#include "kc/parallel.hpp"
+#include <mutex>
 
 namespace kc::detail {
 
@@ -69,26 +71,47 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
   return r;
 }
 
-double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma) {
-  double aw = std::fabs(want), uo = half_ulp(out), floor = half_ulp_floor(out);
-  double rest = 0;
+// The bound's coefficients at one shape and output type: |o - w| <= a|w| + g m + floor.
+struct Coeffs {
+  double a = 0, g = 0, floor = 0;
+  double at(double w, double m) const { return a * std::fabs(w) + g * std::fabs(m) + floor; }
+};
+
+static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
+  double uo = half_ulp(out);
+  Coeffs c;
+  c.floor = half_ulp_floor(out);
+  c.a = uo;
   if (spec.sums) {
     const Accum& a = *spec.sums;
     double ulps = 0;
     for (const auto& x : a.ulps) ulps += x.ulps;
-    rest = aw * (a.ops * u32 + a.mids * uo + ulps * u32);
-    if (with_gamma) rest += gamma(a.depth(s)) * std::fabs(mag);
+    // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
+    c.a += (a.ops * u32 + a.mids * uo + ulps * u32) * (1 + uo);
+    if (with_gamma) c.g = gamma(a.depth(s)) * (1 + uo);
   }
-  // The fp32 result's error also passes through the final rounding: scale it by (1 + u_out).
-  return aw * uo + rest * (1 + uo) + floor;
+  return c;
+}
+
+double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma) {
+  return coeffs(spec, out, s, with_gamma).at(want, mag);
 }
 
 static std::string fmtv(double v) { return fmt::format("{:.9g}", v); }
 
+namespace {
+struct Worst {
+  bool failed = false;
+  double ratio = 0;
+  size_t i = 0;
+  Why why = Why::none;
+};
+}  // namespace
+
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma) {
   Outcome o;
   o.shape = c.shape().str();
-  double worst = 0;
+  double worst = -1;
   for (const auto& e : exp) {
     const HostBuffer& hb = c.buffer(e.name);
     if (hb.decl.role == Role::in)
@@ -97,44 +120,50 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
         (!e.lo.empty() && (e.lo.size() != hb.decl.count || e.hi.size() != hb.decl.count)))
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", spec.name, e.name,
                               e.want.size(), hb.decl.count));
-    bool iv = !e.lo.empty();
-    for (size_t i = 0; i < hb.decl.count; ++i) {
-      double got = load_as_double(hb.bytes.data(), hb.decl.type, i), w = e.want[i];
-      double ratio;
-      std::string what;
-      if (iv) {
-        double lo = e.lo[i], hi = e.hi[i];
-        bool ok = std::isnan(w) ? std::isnan(got) : (got >= lo && got <= hi);
-        if (ok) continue;
-        ratio = std::isnan(got) ? INFINITY : 1 + std::max(lo - got, got - hi) / std::max(hi - lo, 1e-300);
-        what = fmt::format("{}[{}] want {} in [{}, {}] got {}", e.name, i, fmtv(w), fmtv(lo), fmtv(hi), fmtv(got));
-        if (ratio > worst || !o.failed) {
-          worst = std::max(worst, ratio);
-          o.failed = true;
-          o.why = Why::interval;
-          o.detail = what;
+    const bool iv = !e.lo.empty();
+    const Coeffs k = coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e.exact_sums);
+    std::mutex m;
+    Worst all;
+    parallel_for(int64_t(hb.decl.count), [&](int64_t b, int64_t end) {
+      Worst w;
+      for (int64_t i = b; i < end; ++i) {
+        double got = load_as_double(hb.bytes.data(), hb.decl.type, size_t(i)), want = e.want[i], ratio;
+        Why why;
+        if (iv) {
+          double lo = e.lo[i], hi = e.hi[i];
+          if (std::isnan(want) ? std::isnan(got) : (got >= lo && got <= hi)) continue;
+          ratio = std::isnan(got) ? INFINITY : 1 + std::max(lo - got, got - hi) / std::max(hi - lo, 1e-300);
+          why = Why::interval;
+        } else if (!std::isfinite(want) || !std::isfinite(got)) {
+          if (fclass(want) == fclass(got) && (std::isnan(want) || want == got)) continue;
+          ratio = INFINITY;
+          why = Why::bound;
+        } else {
+          double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i]), err = std::fabs(got - want);
+          if (err <= bound) continue;
+          ratio = bound > 0 ? err / bound : INFINITY;
+          why = Why::bound;
         }
-        continue;
+        if (!w.failed || ratio > w.ratio) w = {true, ratio, size_t(i), why};
       }
-      if (!std::isfinite(w) || !std::isfinite(got)) {
-        if (fclass(w) == fclass(got) && (std::isnan(w) || w == got)) continue;
-        ratio = INFINITY;
-        what = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(w), fmtv(got));
-      } else {
-        double b = error_bound(spec, hb.decl.type, w, e.mag.empty() ? 0 : e.mag[i], c.shape(),
-                               with_gamma || !e.exact_sums);
-        double err = std::fabs(got - w);
-        if (err <= b) continue;
-        ratio = b > 0 ? err / b : INFINITY;
-        what = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(w), fmtv(got),
-                           err, b, ratio);
-      }
-      if (!o.failed || ratio > worst) {
-        worst = ratio;
-        o.failed = true;
-        o.why = Why::bound;
-        o.detail = what;
-      }
+      std::lock_guard<std::mutex> l(m);
+      if (w.failed && (!all.failed || w.ratio > all.ratio || (w.ratio == all.ratio && w.i < all.i))) all = w;
+    }, 4096);
+    if (!all.failed || all.ratio <= worst) continue;
+    worst = all.ratio;
+    size_t i = all.i;
+    double got = load_as_double(hb.bytes.data(), hb.decl.type, i), want = e.want[i];
+    o.failed = true;
+    o.why = all.why;
+    if (all.why == Why::interval)
+      o.detail = fmt::format("{}[{}] want {} in [{}, {}] got {}", e.name, i, fmtv(want), fmtv(e.lo[i]), fmtv(e.hi[i]),
+                             fmtv(got));
+    else if (!std::isfinite(want) || !std::isfinite(got))
+      o.detail = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
+    else {
+      double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i]);
+      o.detail = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want),
+                             fmtv(got), std::fabs(got - want), bound, all.ratio);
     }
   }
   if (o.failed) o.fail_shape = c.shape(), o.fail_fill = c.fill();
