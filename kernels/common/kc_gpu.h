@@ -103,6 +103,12 @@ __device__ inline int __shfl_xor_sync(unsigned, int v, int mask, int width = KC_
   if (lane >= ((self & ~(width - 1)) + width)) lane = self;
   return kc_bpermute(lane, v);
 }
+__device__ inline int __shfl_up_sync(unsigned, int v, unsigned delta, int width = KC_WARP) {
+  int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);
+  int lane = self - (int)delta;
+  if (lane < (self & ~(width - 1))) lane = self;  // below the segment: the lane keeps its own value
+  return kc_bpermute(lane, v);
+}
 __device__ inline float __shfl_sync(unsigned, float v, int src, int width = KC_WARP) {
   int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);
   return __builtin_bit_cast(float, kc_bpermute((self & ~(width - 1)) + (src & (width - 1)), __builtin_bit_cast(int, v)));
@@ -113,6 +119,9 @@ __device__ inline float atomicAdd(float* p, float v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 __device__ inline int atomicAdd(int* p, int v) {
+  return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+}
+__device__ inline unsigned atomicAdd(unsigned* p, unsigned v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 }
 
@@ -126,6 +135,22 @@ __device__ inline float fabsf(float x) { return __builtin_fabsf(x); }
 __device__ inline float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
 __device__ inline float fminf(float a, float b) { return __builtin_fminf(a, b); }
 __device__ inline float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+// erff without a device library: erf(x) = 2/sqrt(pi) e^(-x^2) sum_n 2^n x^(2n+1) / (2n+1)!!, a
+// series of positive terms (no cancellation); x^2 split exactly by fma for e^(-x^2). Its accuracy is
+// this shim's, not ROCm ocml's: a HIP runner states the ulps it measured before a gate relies on it.
+__device__ inline float erff(float x) {
+  const float a = __builtin_fabsf(x);
+  if (!(a < 3.92f)) return __builtin_isnan(x) ? x : __builtin_copysignf(1.0f, x);  // erf rounds to +-1 there
+  const float x2 = a * a, x2lo = __builtin_fmaf(a, a, -x2);
+  float term = a, sum = a;
+  for (int n = 1; n < 80; ++n) {
+    term *= 2.0f * x2 / (2.0f * n + 1.0f);
+    sum += term;
+    if (term < sum * 0x1p-26f) break;
+  }
+  const float e = __builtin_expf(-x2) * (1.0f - x2lo);
+  return __builtin_copysignf(1.1283791670955126f * e * sum, x);
+}
 __device__ inline bool isnan(float x) { return __builtin_isnan(x); }
 __device__ inline bool isinf(float x) { return __builtin_isinf(x); }
 __device__ inline float __int_as_float(int i) { return __builtin_bit_cast(float, i); }
@@ -141,6 +166,25 @@ __device__ inline __half __hadd(__half a, __half b) { return a + b; }
 __device__ inline __half __hmul(__half a, __half b) { return a * b; }
 __device__ inline float __bfloat162float(__nv_bfloat16 h) { return (float)h; }
 __device__ inline __nv_bfloat16 __float2bfloat16(float f) { return (__nv_bfloat16)f; }
+__device__ inline __half __float2half_rn(float f) { return (__half)f; }
+__device__ inline unsigned short __half_as_ushort(__half h) { return __builtin_bit_cast(unsigned short, h); }
+__device__ inline __half __ushort_as_half(unsigned short u) { return __builtin_bit_cast(__half, u); }
+
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+struct __attribute__((aligned(8))) float2 { float x, y; };
+__device__ inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+__device__ inline float2 make_float2(float x, float y) { return float2{x, y}; }
+
+// Host launches in a shared header (kernel<<<grid, block, bytes, stream>>>) are parsed on the device
+// side too, never emitted there: the code objects are device-only. These declarations let clang
+// parse them; a host build of HIP uses ROCm's headers instead (the branch above).
+typedef struct ihipStream_t* cudaStream_t;
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+extern "C" __host__ int __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, cudaStream_t stream = 0);
+extern "C" __host__ int __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, cudaStream_t* stream);
 
 #else
 #error "kc_gpu.h is for device code: compile it with nvcc, or clang -x hip"

@@ -74,7 +74,8 @@ HipRecord record_of(const std::string& launch, const AmdKernel& k, const std::st
 
 std::string record_line(const HipRecord& r) {
   std::ostringstream o;
-  o << "RECORD hip " << r.launch << ' ' << r.chip << " symbol=" << r.symbol << " image=" << r.image << " vgprs=" << r.vgprs << " sgprs=" << r.sgprs
+  o << "RECORD hip " << r.launch << ' ' << r.chip << " symbol=" << r.symbol << " image=" << r.image
+    << " instances=" << r.instances << " vgprs=" << r.vgprs << " sgprs=" << r.sgprs
     << " lds=" << r.lds << " scratch=" << r.scratch << " bound=" << r.bound << " wave=" << r.wave << " spills=" << r.spills
     << " dynstack=" << (r.dynamic_stack ? 1 : 0);
   return o.str();
@@ -91,7 +92,7 @@ std::vector<HipRecord> parse_records(const std::string& text, const std::string&
     std::vector<std::string> c = split_columns(line);
     if (c.empty()) continue;
     if (c[0] != "RECORD" || c.size() < 2 || c[1] != "hip") throw FormatError(where, "not a RECORD hip line");
-    if (c.size() != 14) throw FormatError(where, "a RECORD hip line has 14 fields (has " + std::to_string(c.size()) + ")");
+    if (c.size() != 15) throw FormatError(where, "a RECORD hip line has 15 fields (has " + std::to_string(c.size()) + ")");
     HipRecord r;
     r.launch = c[2];
     r.chip = c[3];
@@ -102,17 +103,57 @@ std::vector<HipRecord> parse_records(const std::string& text, const std::string&
     };
     r.symbol = field(4, "symbol");
     r.image = field(5, "image");
-    r.vgprs = uint32_t(parse_uint(field(6, "vgprs"), where, "vgprs"));
-    r.sgprs = uint32_t(parse_uint(field(7, "sgprs"), where, "sgprs"));
-    r.lds = uint32_t(parse_uint(field(8, "lds"), where, "lds"));
-    r.scratch = uint32_t(parse_uint(field(9, "scratch"), where, "scratch"));
-    r.bound = uint32_t(parse_uint(field(10, "bound"), where, "bound"));
-    r.wave = uint32_t(parse_uint(field(11, "wave"), where, "wave"));
-    r.spills = uint32_t(parse_uint(field(12, "spills"), where, "spills"));
-    r.dynamic_stack = parse_uint(field(13, "dynstack"), where, "dynstack") != 0;
+    r.instances = uint32_t(parse_uint(field(6, "instances"), where, "instances"));
+    if (r.instances == 0) throw FormatError(where, "instances=0");
+    r.vgprs = uint32_t(parse_uint(field(7, "vgprs"), where, "vgprs"));
+    r.sgprs = uint32_t(parse_uint(field(8, "sgprs"), where, "sgprs"));
+    r.lds = uint32_t(parse_uint(field(9, "lds"), where, "lds"));
+    r.scratch = uint32_t(parse_uint(field(10, "scratch"), where, "scratch"));
+    r.bound = uint32_t(parse_uint(field(11, "bound"), where, "bound"));
+    r.wave = uint32_t(parse_uint(field(12, "wave"), where, "wave"));
+    r.spills = uint32_t(parse_uint(field(13, "spills"), where, "spills"));
+    r.dynamic_stack = parse_uint(field(14, "dynstack"), where, "dynstack") != 0;
     out.push_back(std::move(r));
   }
   return out;
+}
+
+void merge_instance(HipRecord& r, const HipRecord& o) {
+  if (r.wave != o.wave)
+    throw FormatError(r.image, "symbol " + r.symbol + " has instances of wave " + std::to_string(r.wave) + " and " + std::to_string(o.wave));
+  r.instances += o.instances;
+  r.vgprs = std::max(r.vgprs, o.vgprs);
+  r.sgprs = std::max(r.sgprs, o.sgprs);
+  r.lds = std::max(r.lds, o.lds);
+  r.scratch = std::max(r.scratch, o.scratch);
+  r.spills = std::max(r.spills, o.spills);
+  r.bound = std::min(r.bound, o.bound);
+  r.dynamic_stack = r.dynamic_stack || o.dynamic_stack;
+}
+
+std::string base_name(const std::string& m) {
+  if (m.rfind("_Z", 0) != 0) return m;
+  size_t i = 2;
+  auto ident = [&](std::string& out) -> bool {
+    size_t len = 0, d = i;
+    while (d < m.size() && m[d] >= '0' && m[d] <= '9' && d - i < 6) len = len * 10 + size_t(m[d++] - '0');
+    if (d == i || len == 0 || len > m.size() - d) return false;
+    out = m.substr(d, len);
+    i = d + len;
+    return true;
+  };
+  std::string name;
+  if (i < m.size() && m[i] == 'N') {
+    ++i;
+    std::string part;
+    while (i < m.size() && m[i] != 'E') {
+      if (!ident(part)) return "";
+      name += (name.empty() ? "" : "::") + part;
+      if (i < m.size() && m[i] == 'I') break;  // template arguments of the last part
+    }
+    return name;
+  }
+  return ident(name) ? name : "";
 }
 
 std::string image_of(const std::string& path) {

@@ -24,15 +24,24 @@ const std::vector<AmdChip>& amd_chips();  // limits/hip/amd_chips.tsv, compiled 
 const AmdChip* find_amd_chip(const std::string& name);
 
 // What one declared launch's kernel uses on one chip, as a records file holds it. A RECORD line:
-//   RECORD hip <launch> <chip> symbol=<s> image=<i> vgprs=N sgprs=N lds=N scratch=N bound=N wave=N spills=N dynstack=0|1
+//   RECORD hip <launch> <chip> symbol=<s> image=<i> instances=N vgprs=N sgprs=N lds=N scratch=N bound=N wave=N spills=N dynstack=0|1
+// A symbol names a kernel by its source name; when it has several instances in the code object (a
+// template instantiated at several widths) the record holds the worst of each: the most VGPRs,
+// SGPRs, LDS, scratch and spills, the lowest bound.
 struct HipRecord {
   std::string launch, chip, symbol, image;
+  uint32_t instances = 1;
   uint32_t vgprs = 0, sgprs = 0, lds = 0, scratch = 0, bound = 0, wave = 0, spills = 0;
   bool dynamic_stack = false;
   bool operator==(const HipRecord&) const = default;
 };
 HipRecord record_of(const std::string& launch, const AmdKernel& k, const std::string& chip, const std::string& image);
 std::string record_line(const HipRecord& r);
+// Folds another instance of the same symbol into a record (worst of each; throws on two wave sizes).
+void merge_instance(HipRecord& r, const HipRecord& other);
+// The source name of a kernel symbol: "kc_x" for "kc_x", "_Z12kc_topk_bf16ILi1EE..." and
+// "_ZN2kc2cu4nameE..." give "kc_topk_bf16" and "kc::cu::name"; "" for what it cannot read.
+std::string base_name(const std::string& mangled);
 // Parses every RECORD hip line of a records file (other lines must be blank or # comments).
 std::vector<HipRecord> parse_records(const std::string& text, const std::string& name);
 

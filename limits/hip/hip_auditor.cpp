@@ -79,26 +79,30 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
   std::vector<HipRecord> out;
   for (const HipLaunch& l : launches) {
     for (const std::string& chip : chips) {
-      const AmdKernel* hit = nullptr;
-      const CodeObject* from = nullptr;
+      // Every instance of the symbol on this chip, in one code object (two images holding it is an error).
+      bool have = false;
+      HipRecord rec;
+      std::string from;
       for (const CodeObject& co : objects) {
         if (co.chip != chip) continue;
         for (const AmdKernel& k : co.kernels) {
-          if (k.name != l.symbol) continue;
-          if (hit) {
+          if (k.name != l.symbol && base_name(k.name) != l.symbol) continue;
+          if (have && from != co.path) {
             errors.push_back("launch " + l.name + ": symbol " + l.symbol + " is in two code objects for " + chip + ": " +
-                             from->path + " and " + co.path);
+                             from + " and " + co.path);
             continue;
           }
-          hit = &k;
-          from = &co;
+          HipRecord one = record_of(l.name, k, chip, co.image);
+          one.symbol = l.symbol;
+          if (have) merge_instance(rec, one);
+          else rec = one, have = true, from = co.path;
         }
       }
-      if (!hit) {
+      if (!have) {
         errors.push_back("launch " + l.name + " (" + l.where + "): symbol " + l.symbol + " is in no code object for " + chip);
         continue;
       }
-      out.push_back(record_of(l.name, *hit, chip, from->image));
+      out.push_back(rec);
     }
   }
   return out;
