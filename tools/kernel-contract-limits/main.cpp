@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   std::string write_dir, sm_list;
   bool kernels = false;
   app.add_option("paths", cfg.binaries, "binaries or directories to read (directories are searched recursively)")->required();
-  app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: the source tree's kernels/ and controls/, or $KC_LAUNCHES)")->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: the source tree's kernels/ and controls/, or $KC_LAUNCHES)")->allow_extra_args(false);
   app.add_option("--records", cfg.records_dir, "records directory (default: the source tree's records/cuda, or $KC_CUDA_RECORDS)");
   app.add_option("--write-records", write_dir, "write the record set of each image release into DIR (base or difference) and exit");
   app.add_option("--sm", sm_list, "SMs to audit, comma-separated (default: every SM in the chip table)");
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
       try {
         for (const auto& im : kc::limits::read_images(b))
           for (const auto& k : im.cubin.kernels)
-            std::cout << "KERNEL sm_" << im.cubin.sm << " " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
+            std::cout << "KERNEL " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
                       << " name=" << k.name << " [" << im.where << "]\n";
       } catch (const kc::limits::FormatError&) {
       }  // already reported by the audit
