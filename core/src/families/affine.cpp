@@ -1,0 +1,303 @@
+// The affine family: MLX's affine-quantized projections (see kc/families/affine.hpp).
+#include "kc/families/affine.hpp"
+
+#include <any>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "dense_detail.hpp"
+#include "kc/numeric.hpp"
+
+namespace kc::affine {
+namespace {
+
+using fam::bf;
+using fam::bf_exact;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct State {
+  int bits = 4, group = 64;
+  int64_t m = 0, n = 0, k = 0, g = 0, wpr = 0;
+  bool sums = false;
+  int64_t xpats = 0, wpats = 0;
+};
+
+const std::vector<std::string>& plant_names() {
+  static const std::vector<std::string> p = {
+      "NaN in x", "+Inf in x", "-Inf in x", "+Inf and -Inf in x",
+      "NaN in s", "+Inf in s", "-Inf in s",
+      "NaN in b", "+Inf in b", "-Inf in b",
+      "+Inf in s and -Inf in b",
+  };
+  return p;
+}
+
+void check_params(int bits, int group) {
+  if (bits != 2 && bits != 3 && bits != 4 && bits != 5 && bits != 6 && bits != 8)
+    throw Error("affine: bits must be 2, 3, 4, 5, 6 or 8, got " + std::to_string(bits));
+  if (group != 32 && group != 64 && group != 128)
+    throw Error("affine: group must be 32, 64 or 128, got " + std::to_string(group));
+}
+
+void prepare(Case& c, int bits, int group, DType out) {
+  const Shape& sh = c.shape();
+  State st;
+  st.bits = bits, st.group = group;
+  st.m = sh["m"], st.n = sh["n"], st.k = sh["k"];
+  if (st.m < 1 || st.n < 1 || st.k < group || st.k % group != 0)
+    throw Error("affine: k must be a positive multiple of the group (" + std::to_string(group) + ") at " + sh.str());
+  st.g = st.k / group;
+  st.wpr = words_per_row(st.k, bits);
+  auto x = c.in<bf16>("x", size_t(st.m * st.k));
+  auto q = c.in<uint32_t>("q", size_t(st.n * st.wpr));
+  auto s = c.in<bf16>("s", size_t(st.n * st.g));
+  auto b = c.in<bf16>("b", size_t(st.n * st.g));
+  if (out == DType::bf16)
+    c.out<bf16>("y", size_t(st.m * st.n));
+  else
+    c.out<float>("y", size_t(st.m * st.n));
+  const Fill& f = c.fill();
+  const uint64_t seed = c.seed();
+  const uint32_t qmax = (1u << bits) - 1;
+  if (f.kind == FillKind::sums) {
+    st.sums = true;
+    st.xpats = std::min<int64_t>(st.m, 2);
+    st.wpats = std::min<int64_t>(st.n, 3);
+    std::vector<std::vector<double>> xr(st.xpats);
+    std::vector<double> xs, bs;
+    std::vector<uint32_t> qs;
+    double sv = 1;
+    std::vector<uint32_t> words(size_t(st.wpr));
+    for (int64_t p = 0; p < std::max(st.xpats, st.wpats); ++p) {
+      sums_rows(st.k, bits, group, seed ^ (0x1111 * (p + 1)), seed ^ (0x2222 * (p + 1)), xs, sv, bs, qs);
+      if (p < st.xpats) xr[p] = xs;
+      if (p < st.wpats) {
+        pack_row(qs.data(), st.k, bits, words.data());
+        for (int64_t n = p; n < st.n; n += st.wpats) {
+          std::copy(words.begin(), words.end(), q.begin() + n * st.wpr);
+          for (int64_t g = 0; g < st.g; ++g) s[n * st.g + g] = bf_exact(sv), b[n * st.g + g] = bf_exact(bs[g]);
+        }
+      }
+    }
+    for (int64_t i = 0; i < st.m; ++i)
+      for (int64_t j = 0; j < st.k; ++j) x[i * st.k + j] = bf_exact(xr[i % st.xpats][j]);
+    c.state = st;
+    return;
+  }
+  const bool nf = f.kind == FillKind::nonfinite;
+  fam::parallel_for(st.m + st.n, [&](int64_t lo, int64_t hi) {
+    std::vector<uint32_t> codes(size_t(st.k));
+    for (int64_t r = lo; r < hi; ++r) {
+      fam::Rng rng(seed, uint64_t(r));
+      if (r < st.m) {
+        for (int64_t j = 0; j < st.k; ++j) {
+          bf16 v = fam::spread_bf16(rng, -3, 3);
+          x[r * st.k + j] = nf ? bf_exact(std::fabs(bf(v))) : v;
+        }
+        continue;
+      }
+      int64_t n = r - st.m;
+      for (int64_t j = 0; j < st.k; ++j)
+        codes[j] = nf ? uint32_t(rng.range(1, qmax)) : uint32_t(rng.range(0, qmax));
+      pack_row(codes.data(), st.k, bits, &q[n * st.wpr]);
+      for (int64_t g = 0; g < st.g; ++g) {
+        bf16 sv = fam::spread_bf16(rng, -7, -4);
+        s[n * st.g + g] = nf ? bf_exact(std::fabs(bf(sv))) : sv;
+        b[n * st.g + g] = fam::spread_bf16(rng, -5, -2);
+      }
+    }
+  });
+  if (nf) {
+    int p = f.plant;
+    if (p < 0 || p >= int(plant_names().size())) throw Error("affine: no plant " + std::to_string(p));
+    const double vals[3] = {kNaN, kInf, -kInf};
+    if (p < 4) {
+      int64_t pos = (f.pos < 0 || f.pos >= st.k) ? st.k - 1 : f.pos;
+      bf16* row = &x[(st.m - 1) * st.k];
+      if (p < 3) {
+        row[pos] = bf_exact(vals[p]);
+      } else {
+        int64_t other = (pos + st.k / 2) % st.k;
+        if (other == pos) other = (pos + 1) % st.k;
+        row[pos] = bf_exact(kInf);
+        row[other] = bf_exact(-kInf);
+      }
+    } else {
+      int64_t pos = (f.pos < 0 || f.pos >= st.k) ? 0 : f.pos;
+      int64_t at = (st.n - 1) * st.g + pos / group;
+      if (p < 7)
+        s[at] = bf_exact(vals[p - 4]);
+      else if (p < 10)
+        b[at] = bf_exact(vals[p - 7]);
+      else
+        s[at] = bf_exact(kInf), b[at] = bf_exact(-kInf);
+    }
+  }
+  c.state = st;
+}
+
+// One W row unpacked: codes as doubles, scales and biases widened.
+struct WRow {
+  std::vector<double> q, s, b;
+};
+void unpack(const Case& c, const State& st, int64_t n, WRow& r) {
+  auto q = c.get<uint32_t>("q");
+  auto s = c.get<bf16>("s");
+  auto b = c.get<bf16>("b");
+  r.q.resize(size_t(st.k));
+  r.s.resize(size_t(st.g));
+  r.b.resize(size_t(st.g));
+  for (int64_t j = 0; j < st.k; ++j) r.q[j] = double(code_at(&q[n * st.wpr], j, st.bits));
+  for (int64_t g = 0; g < st.g; ++g) r.s[g] = bf(s[n * st.g + g]), r.b[g] = bf(b[n * st.g + g]);
+}
+
+std::vector<Expected> reference(const Case& c) {
+  const State& st = std::any_cast<const State&>(c.state);
+  auto x = c.get<bf16>("x");
+  std::vector<double> xd(x.size());
+  for (size_t i = 0; i < x.size(); ++i) xd[i] = bf(x[i]);
+  Expected e;
+  e.name = "y";
+  e.want.assign(size_t(st.m * st.n), 0);
+  e.mag.assign(size_t(st.m * st.n), 0);
+  e.exact_sums = true;
+  fam::parallel_for(st.n, [&](int64_t lo, int64_t hi) {
+    WRow r;
+    for (int64_t n = lo; n < hi; ++n) {
+      unpack(c, st, n, r);
+      for (int64_t m = 0; m < st.m; ++m) {
+        const double* xr = &xd[m * st.k];
+        double y = 0, mag = 0;
+        for (int64_t g = 0; g < st.g; ++g) {
+          double a = 0, xs = 0, ma = 0, mx = 0;
+          for (int64_t j = g * st.group; j < (g + 1) * st.group; ++j) {
+            a += xr[j] * r.q[j];
+            xs += xr[j];
+            ma += std::fabs(xr[j]) * r.q[j];
+            mx += std::fabs(xr[j]);
+          }
+          y += r.s[g] * a + r.b[g] * xs;
+          mag += std::fabs(r.s[g]) * ma + std::fabs(r.b[g]) * mx;
+        }
+        e.want[m * st.n + n] = y;
+        e.mag[m * st.n + n] = mag;
+      }
+    }
+  });
+  return {e};
+}
+
+std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o) {
+  const State& st = std::any_cast<const State&>(c.state);
+  auto x = c.get<bf16>("x");
+  std::vector<double> out(size_t(st.m * st.n));
+  auto one = [&](int64_t m, const WRow& r, std::vector<double>& t) {
+    for (int64_t j = 0; j < st.k; ++j) {
+      int64_t g = j / st.group;
+      t[j] = bf(x[m * st.k + j]) * (r.s[g] * r.q[j] + r.b[g]);
+    }
+    return replay_sum(t.data(), t.size(), f, o);
+  };
+  if (st.sums) {
+    std::vector<double> t(size_t(st.k)), rr(size_t(st.xpats * st.wpats));
+    WRow r;
+    for (int64_t bq = 0; bq < st.wpats; ++bq) {
+      unpack(c, st, bq, r);
+      for (int64_t a = 0; a < st.xpats; ++a) rr[a * st.wpats + bq] = one(a, r, t);
+    }
+    for (int64_t m = 0; m < st.m; ++m)
+      for (int64_t n = 0; n < st.n; ++n) out[m * st.n + n] = rr[(m % st.xpats) * st.wpats + n % st.wpats];
+  } else {
+    fam::parallel_for(st.n, [&](int64_t lo, int64_t hi) {
+      std::vector<double> t(size_t(st.k));
+      WRow r;
+      for (int64_t n = lo; n < hi; ++n) {
+        unpack(c, st, n, r);
+        for (int64_t m = 0; m < st.m; ++m) out[m * st.n + n] = one(m, r, t);
+      }
+    });
+  }
+  return {out};
+}
+
+}  // namespace
+
+int64_t words_per_row(int64_t k, int bits) {
+  if ((k * bits) % 32 != 0)
+    throw Error("affine: a row of " + std::to_string(k) + " " + std::to_string(bits) + "-bit codes is not whole 32-bit words");
+  return k * bits / 32;
+}
+
+void pack_row(const uint32_t* codes, int64_t k, int bits, uint32_t* words) {
+  int64_t nw = words_per_row(k, bits);
+  std::fill(words, words + nw, 0u);
+  const uint32_t mask = (1u << bits) - 1;
+  for (int64_t i = 0; i < k; ++i) {
+    uint64_t bit = uint64_t(i) * bits;
+    uint64_t v = uint64_t(codes[i] & mask) << (bit % 32);
+    words[bit / 32] |= uint32_t(v);
+    if ((bit % 32) + bits > 32) words[bit / 32 + 1] |= uint32_t(v >> 32);
+  }
+}
+
+uint32_t code_at(const uint32_t* words, int64_t i, int bits) {
+  uint64_t bit = uint64_t(i) * bits;
+  uint64_t lo = words[bit / 32];
+  if ((bit % 32) + bits > 32) lo |= uint64_t(words[bit / 32 + 1]) << 32;
+  return uint32_t(lo >> (bit % 32)) & ((1u << bits) - 1);
+}
+
+void sums_rows(int64_t k, int bits, int group, uint64_t xseed, uint64_t wseed, std::vector<double>& xs, double& s,
+               std::vector<double>& b, std::vector<uint32_t>& q) {
+  check_params(bits, group);
+  if (k < 64 || k % group != 0 || k % 8 != 0)
+    throw Error("affine: gate 4's fill needs k >= 64, a multiple of the group, got " + std::to_string(k));
+  const int64_t G = k / group;
+  const uint32_t qmax = (1u << bits) - 1;
+  fam::Rng rx(xseed), rw(wseed);
+  // One scale a row: 2 only where 2 * qmax + 32 keeps |x w| below 512 with |x| >= 1.
+  s = (2.0 * qmax + 32 <= 496 && rw.coin()) ? 2.0 : 1.0;
+  b.assign(size_t(G), 0);
+  for (int64_t g = 0; g <= (G - 1) / 2; ++g) b[g] = b[G - 1 - g] = double(rw.range(1, 4));
+  // The groups holding the 32 end positions take bias 32 - s, so code 1 there weighs 32.
+  for (int64_t j : {int64_t(0), int64_t(31), k - 32, k - 1}) b[j / group] = 32 - s;
+  // Codes: runs of 8 palindromic, the row mirrored about its middle.
+  q.assign(size_t(k), 0);
+  const int64_t runs = k / 8;
+  for (int64_t r = 0; r <= (runs - 1) / 2; ++r) {
+    uint32_t v[8];
+    for (int i = 0; i < 4; ++i) v[i] = v[7 - i] = uint32_t(rw.range(0, qmax));
+    for (int i = 0; i < 8; ++i) q[r * 8 + i] = q[(runs - 1 - r) * 8 + i] = v[i];
+  }
+  for (int64_t j = 0; j < 32; ++j) q[j] = q[k - 1 - j] = 1;
+  // x: +-4096 at the 32 end positions (products +-2^17), small mirrored values between.
+  double wmax = s * qmax + 32;
+  int64_t xmax = std::max<int64_t>(1, std::min<int64_t>(15, int64_t(496 / wmax)));
+  xs.assign(size_t(k), 0);
+  int64_t nb = std::min<int64_t>(32, (k - 1) / 2 - 1);
+  for (int64_t j = 0; j < nb; ++j) xs[j] = 4096, xs[k - 1 - j] = -4096;
+  for (int64_t j = nb; j < k - nb; ++j) {
+    int64_t mj = k - 1 - j;
+    if (mj < j) break;
+    int64_t v = mj == j ? 0 : rx.range(-xmax, xmax);
+    xs[j] = double(v), xs[mj] = double(-v);
+  }
+  xs[nb] = 0;
+  xs[k - 1 - nb] = 1;
+}
+
+Entry projection(int bits, int group, DType out) {
+  check_params(bits, group);
+  if (out != DType::bf16 && out != DType::f32) throw Error("affine::projection: out must be bf16 or f32");
+  Entry e;
+  e.rig.prepare = [bits, group, out](Case& c) { prepare(c, bits, group, out); };
+  e.rig.reference = reference;
+  e.rig.simulate = simulate;
+  e.rig.plants = plant_names();
+  return e;
+}
+
+}  // namespace kc::affine

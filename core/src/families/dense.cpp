@@ -1,0 +1,200 @@
+// The dense family: y = x . W^T in bf16 inputs (see kc/families/dense.hpp).
+#include "kc/families/dense.hpp"
+
+#include <any>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "dense_detail.hpp"
+#include "kc/numeric.hpp"
+
+namespace kc::dense {
+namespace {
+
+using fam::bf;
+using fam::bf_exact;
+
+// Kept between prepare() and reference()/simulate(): for the sums fill, which x and w rows share a
+// pattern (rows with the same pattern hold the same values, so each distinct pair is replayed once).
+struct State {
+  int64_t m = 0, n = 0, k = 0;
+  bool sums = false;
+  int64_t xpats = 0, wpats = 0;  // sums fill: row i uses pattern i % pats
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<std::string>& plant_names() {
+  static const std::vector<std::string> p = {
+      "NaN in x", "+Inf in x", "-Inf in x", "+Inf and -Inf in x",
+      "NaN in w", "+Inf in w", "-Inf in w", "+Inf and -Inf in w",
+  };
+  return p;
+}
+
+// Plants case `plant` (0..3: NaN, +Inf, -Inf, both) into row `row` of a [rows x k] operand.
+void plant_row(std::span<bf16> v, int64_t k, int64_t row, int plant, int64_t pos) {
+  if (pos < 0 || pos >= k) pos = k - 1;
+  bf16* r = v.data() + row * k;
+  switch (plant) {
+    case 0: r[pos] = bf_exact(kNaN); break;
+    case 1: r[pos] = bf_exact(kInf); break;
+    case 2: r[pos] = bf_exact(-kInf); break;
+    default: {
+      r[pos] = bf_exact(kInf);
+      int64_t other = k > 1 ? (pos + k / 2) % k : pos;
+      if (other == pos) other = (pos + 1) % k;
+      r[other] = bf_exact(-kInf);
+    }
+  }
+}
+
+void prepare(Case& c, DType out) {
+  const Shape& s = c.shape();
+  State st{s["m"], s["n"], s["k"]};
+  if (st.m < 1 || st.n < 1 || st.k < 1) throw Error("dense: m, n and k must be at least 1 at " + s.str());
+  auto x = c.in<bf16>("x", size_t(st.m * st.k));
+  auto w = c.in<bf16>("w", size_t(st.n * st.k));
+  if (out == DType::bf16)
+    c.out<bf16>("y", size_t(st.m * st.n));
+  else
+    c.out<float>("y", size_t(st.m * st.n));
+  const Fill& f = c.fill();
+  uint64_t seed = c.seed();
+  if (f.kind == FillKind::sums) {
+    st.sums = true;
+    st.xpats = std::min<int64_t>(st.m, 2);
+    st.wpats = std::min<int64_t>(st.n, 3);
+    std::vector<std::vector<double>> xr(st.xpats), wr(st.wpats);
+    std::vector<double> xs, ws;
+    // x patterns and w patterns come from independent streams; a w pattern's x part is unused.
+    for (int64_t p = 0; p < std::max(st.xpats, st.wpats); ++p) {
+      sums_rows(st.k, seed ^ (0x1111 * (p + 1)), seed ^ (0x2222 * (p + 1)), xs, ws);
+      if (p < st.xpats) xr[p] = xs;
+      if (p < st.wpats) wr[p] = ws;
+    }
+    for (int64_t i = 0; i < st.m; ++i)
+      for (int64_t j = 0; j < st.k; ++j) x[i * st.k + j] = bf_exact(xr[i % st.xpats][j]);
+    for (int64_t i = 0; i < st.n; ++i)
+      for (int64_t j = 0; j < st.k; ++j) w[i * st.k + j] = bf_exact(wr[i % st.wpats][j]);
+  } else {
+    fam::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        fam::Rng rng(seed, uint64_t(r));
+        bf16* row = r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k];
+        // Activations over 2^-3 .. 2^4, weights over 2^-5 .. 2^1: both signs, no zeros.
+        int elo = r < st.m ? -3 : -5, ehi = r < st.m ? 3 : 0;
+        for (int64_t j = 0; j < st.k; ++j) row[j] = fam::spread_bf16(rng, elo, ehi);
+      }
+    });
+    if (f.kind == FillKind::nonfinite) {
+      int p = f.plant;
+      if (p < 0 || p >= int(plant_names().size())) throw Error("dense: no plant " + std::to_string(p));
+      if (p < 4)
+        plant_row(x, st.k, st.m - 1, p, f.pos);
+      else
+        plant_row(w, st.k, st.n - 1, p - 4, f.pos);
+    }
+  }
+  c.state = st;
+}
+
+// Each operand widened to double once (exact), row-major.
+std::vector<double> widen(std::span<const bf16> v) {
+  std::vector<double> d(v.size());
+  for (size_t i = 0; i < v.size(); ++i) d[i] = bf(v[i]);
+  return d;
+}
+
+std::vector<Expected> reference(const Case& c) {
+  const State& st = std::any_cast<const State&>(c.state);
+  auto xd = widen(c.get<bf16>("x"));
+  auto w = c.get<bf16>("w");
+  Expected e;
+  e.name = "y";
+  e.want.assign(size_t(st.m * st.n), 0);
+  e.mag.assign(size_t(st.m * st.n), 0);
+  e.exact_sums = true;
+  fam::parallel_for(st.n, [&](int64_t b, int64_t en) {
+    std::vector<double> wr(size_t(st.k));
+    for (int64_t n = b; n < en; ++n) {
+      for (int64_t j = 0; j < st.k; ++j) wr[j] = bf(w[n * st.k + j]);
+      for (int64_t m = 0; m < st.m; ++m)
+        fam::dot_mag(&xd[m * st.k], wr.data(), st.k, e.want[m * st.n + n], e.mag[m * st.n + n]);
+    }
+  });
+  return {e};
+}
+
+std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o) {
+  const State& st = std::any_cast<const State&>(c.state);
+  auto x = c.get<bf16>("x");
+  auto w = c.get<bf16>("w");
+  std::vector<double> out(size_t(st.m * st.n));
+  auto one = [&](int64_t m, int64_t n, std::vector<double>& t) {
+    for (int64_t j = 0; j < st.k; ++j) t[j] = bf(x[m * st.k + j]) * bf(w[n * st.k + j]);
+    return replay_sum(t.data(), t.size(), f, o);
+  };
+  if (st.sums) {
+    // Rows of one pattern hold the same values: replay each distinct pair once.
+    std::vector<double> t(size_t(st.k));
+    std::vector<double> r(size_t(st.xpats * st.wpats));
+    for (int64_t a = 0; a < st.xpats; ++a)
+      for (int64_t b = 0; b < st.wpats; ++b) r[a * st.wpats + b] = one(a, b, t);
+    for (int64_t m = 0; m < st.m; ++m)
+      for (int64_t n = 0; n < st.n; ++n) out[m * st.n + n] = r[(m % st.xpats) * st.wpats + n % st.wpats];
+  } else {
+    fam::parallel_for(st.n, [&](int64_t b, int64_t en) {
+      std::vector<double> t(size_t(st.k));
+      for (int64_t n = b; n < en; ++n)
+        for (int64_t m = 0; m < st.m; ++m) out[m * st.n + n] = one(m, n, t);
+    });
+  }
+  return {out};
+}
+
+}  // namespace
+
+double slice_depth(int64_t k, int64_t slices, int64_t meet) {
+  slices = std::max<int64_t>(1, slices);
+  return double((k + slices - 1) / slices + meet);
+}
+
+void sums_rows(int64_t k, uint64_t xseed, uint64_t wseed, std::vector<double>& xs, std::vector<double>& ws) {
+  if (k < 4) throw Error("dense: gate 4's fill needs k >= 4, got " + std::to_string(k));
+  xs.assign(size_t(k), 0);
+  ws.assign(size_t(k), 0);
+  // nb big terms at each end; 32 (one a lane) once k leaves room for small terms between them.
+  int64_t nb = std::min<int64_t>(32, (k - 1) / 2 - 1);
+  fam::Rng rx(xseed), rw(wseed);
+  for (int64_t j = 0; j < nb; ++j) {
+    xs[j] = 512, ws[j] = 256;
+    xs[k - 1 - j] = -512, ws[k - 1 - j] = 256;
+  }
+  // Small terms, mirrored: x antisymmetric, w symmetric (the middle of an odd row gets x = 0).
+  for (int64_t j = nb; j < k - nb; ++j) {
+    int64_t mj = k - 1 - j;
+    if (mj < j) break;
+    int64_t wv = rw.range(1, 31) * (rw.coin() ? -1 : 1);
+    int64_t xv = mj == j ? 0 : rx.range(-15, 15);
+    xs[j] = double(xv), xs[mj] = double(-xv);
+    ws[j] = ws[mj] = double(wv);
+  }
+  // The result: position nb's partner holds x = 1 where the mirror would give 0.
+  xs[nb] = 0;
+  xs[k - 1 - nb] = 1;
+}
+
+Entry projection(DType out) {
+  if (out != DType::bf16 && out != DType::f32) throw Error("dense::projection: out must be bf16 or f32");
+  Entry e;
+  e.rig.prepare = [out](Case& c) { prepare(c, out); };
+  e.rig.reference = reference;
+  e.rig.simulate = simulate;
+  e.rig.plants = plant_names();
+  return e;
+}
+
+}  // namespace kc::dense
