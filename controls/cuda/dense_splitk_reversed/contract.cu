@@ -1,0 +1,56 @@
+// Control: the split-K decode projection meeting its slices last to first. Within every bound, never
+// the GEMV's bits: gate 3's replacement check must catch it.
+#include <cuda_runtime.h>
+
+#include "../../../kernels/common/cuda_contract.hpp"
+#include "../../../kernels/dense/gemv/gemv.cuh"
+#include "kc/families/dense.hpp"
+
+using namespace kc::dense_cu;
+
+namespace {
+float* g_ws = nullptr;
+size_t g_n = 0;
+float* ws(size_t n) {
+  if (n > g_n) {
+    if (g_ws) cudaFree(g_ws);
+    g_ws = nullptr, g_n = 0;
+    if (cudaMalloc(&g_ws, n * sizeof(float)) != cudaSuccess) throw kc::Error("dense/ctl_splitk_reversed: no workspace");
+    g_n = n;
+  }
+  return g_ws;
+}
+}  // namespace
+
+KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
+  return kc::dense::projection(kc::DType::f32)
+      .served({{"m", {1, 8}}, {"n", {64, 4096}}, {"k", {64, 4096}}})
+      .tile("m", 8, 1, 1)
+      .tile("n", 4, 1, 1)
+      .tile("k", kTileK, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
+      .launches({"dense/ctl_splitk_reversed/f32"})
+      .replaces("dense/gemv/f32",
+                [](const kc::Buffers& b) {
+                  const kc::Shape& s = b.shape();
+                  launch_gemv<float>(b.ptr("x"), b.ptr("w"), b.out<float>("y"), int(s["m"]), int(s["n"]),
+                                     int(s["k"]), kc::cu::stream_of(b));
+                })
+      .control(kc::Gate::shapes, kc::Why::not_bit_equal)
+      .release([] {
+        if (g_ws) cudaFree(g_ws);
+        g_ws = nullptr, g_n = 0;
+      })
+      .launch([](const kc::Buffers& b) {
+        const kc::Shape& s = b.shape();
+        const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
+        launch_gemv_splitk<float, Fault::reversed_meet>(b.ptr("x"), b.ptr("w"), ws(size_t(kSlices) * M * N),
+                                                        b.out<float>("y"), M, N, K, kc::cu::stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32", (kc_gemv_bf16_slices<1, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32", (kc_gemv_bf16_slices<2, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32", (kc_gemv_bf16_slices<4, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32", (kc_gemv_bf16_meet<float, Fault::reversed_meet>), 256, 0);

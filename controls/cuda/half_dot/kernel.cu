@@ -1,0 +1,32 @@
+// Gate 4 control: a row dot summed in half. Each product is rounded to fp16 and added into an fp16
+// accumulator (a lane's chain, then the warp's butterfly in fp16). Its spec claims fp32 sums of a
+// depth so deep that gate 3's gamma term hides fp16's error: only gate 4's exact integer sums,
+// which run past fp16's range, can show it.
+#include "../../../kernels/common/cuda_contract.hpp"
+#include "../common.cuh"
+
+__global__ void __launch_bounds__(256) kc_ctl_half_dot(const uint16_t* x, const uint16_t* w, float* y, int rows, int cols) {
+  using namespace kc::cu;
+  const long row = long(blockIdx.x) * 8 + threadIdx.x / 32;
+  if (row >= rows) return;
+  __half s = __float2half_rn(0.f);
+  for (int c = threadIdx.x % 32; c < cols; c += 32)
+    s = __hadd(s, __float2half_rn(bf16_to_f32(x[row * cols + c]) * bf16_to_f32(w[c])));
+  for (int k = 16; k >= 1; k >>= 1) s = __hadd(s, __shfl_xor_sync(KC_FULL_MASK, s, k));
+  if (threadIdx.x % 32 == 0) y[row] = __half2float(s);
+}
+
+KC_CONTROL("rows/ctl_half_dot/f32", cuda) {
+  return kc::rows::dot(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {7, 64}}, {"cols", {64, 1024}}})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return 131072.0 * double(s["cols"]); })
+      .launches({"rows/ctl_half_dot/f32"})
+      .control(kc::Gate::sums, kc::Why::bound)
+      .launch([](const kc::Buffers& b) {
+        const int rows = int(b.shape()["rows"]);
+        kc_ctl_half_dot<<<kc::cu::warp_rows_grid(rows), 256, 0, kc::cu::stream_of(b)>>>(
+            reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("x")), reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("w")),
+            b.out<float>("y"), rows, int(b.shape()["cols"]));
+      });
+}
+KC_CUDA_LAUNCH("rows/ctl_half_dot/f32", kc_ctl_half_dot, 256, 0);
