@@ -1,0 +1,88 @@
+// Contract of the split-K decode projection: the GEMV's 8 K slices as blocks of their own (more
+// blocks for narrow W), met in slice order from a workspace: a replacement bit-equal to dense/gemv.
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+#include "../../common/cuda_contract.hpp"
+#include "../gemv/gemv.cuh"
+#include "kc/families/dense.hpp"
+
+namespace {
+using namespace kc::dense_cu;
+
+// The slices' workspace, kept between launches and freed by the rig's release.
+struct Workspace {
+  float* p = nullptr;
+  size_t n = 0;
+  float* get(size_t count) {
+    if (count > n) {
+      if (p) cudaFree(p);
+      p = nullptr;
+      n = 0;
+      if (cudaMalloc(&p, count * sizeof(float)) != cudaSuccess)
+        throw kc::Error("dense/gemv_splitk: cannot allocate its workspace of " + std::to_string(count) + " floats");
+      n = count;
+    }
+    return p;
+  }
+  void release() {
+    if (p) cudaFree(p);
+    p = nullptr;
+    n = 0;
+  }
+};
+Workspace& workspace() {
+  static Workspace w;
+  return w;
+}
+
+template <class Out, Fault F = Fault::none> void run_splitk(const kc::Buffers& b) {
+  kc::cu::need_aligned16(b, {"x", "w"});
+  const kc::Shape& s = b.shape();
+  if (s["k"] % 8) throw kc::Error("dense/gemv_splitk: k must be a multiple of 8 for 16-byte loads");
+  const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
+  float* ws = workspace().get(size_t(kSlices) * M * N);
+  launch_gemv_splitk<Out, F>(b.ptr("x"), b.ptr("w"), ws, static_cast<Out*>(b.ptr("y")), M, N, K,
+                             kc::cu::stream_of(b));
+}
+template <class Out> void run_gemv(const kc::Buffers& b) {
+  const kc::Shape& s = b.shape();
+  launch_gemv<Out>(b.ptr("x"), b.ptr("w"), static_cast<Out*>(b.ptr("y")), int(s["m"]), int(s["n"]), int(s["k"]),
+                   kc::cu::stream_of(b));
+}
+
+kc::Entry splitk_entry(kc::DType out) {
+  return kc::dense::projection(out)
+      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
+      .tile("m", 8, 1, 1)
+      .tile("n", 4, 1, 1)
+      .tile("k", kTileK, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
+      .release([] { workspace().release(); });
+}
+}  // namespace
+
+KC_KERNEL("dense/gemv_splitk/bf16", cuda) {
+  return splitk_entry(kc::DType::bf16)
+      .replaces("dense/gemv/bf16", run_gemv<__nv_bfloat16>)
+      .launches({"dense/gemv_splitk/bf16"})
+      .launch(run_splitk<__nv_bfloat16>);
+}
+KC_KERNEL("dense/gemv_splitk/f32", cuda) {
+  return splitk_entry(kc::DType::f32)
+      .replaces("dense/gemv/f32", run_gemv<float>)
+      .launches({"dense/gemv_splitk/f32"})
+      .launch(run_splitk<float>);
+}
+
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<1, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<2, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<4, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_meet<__nv_bfloat16>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<1, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<2, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<4, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_meet<float>), 256, 0);
