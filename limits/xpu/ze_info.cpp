@@ -10,8 +10,8 @@ namespace kc::limits::xpu {
 
 const YamlNode* YamlNode::get(std::string_view key) const {
   if (kind != map) return nullptr;
-  for (const auto& [k, v] : items)
-    if (k == key) return &v;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (keys[i] == key) return &values[i];
   return nullptr;
 }
 
@@ -144,7 +144,8 @@ class Parser {
       } else {
         v.line = l.number;  // an empty value
       }
-      n.items.emplace_back(std::move(key), std::move(v));
+      n.keys.push_back(std::move(key));
+      n.values.push_back(std::move(v));
     }
     if (pos_ < lines_.size() && lines_[pos_].indent > indent) fail(lines_[pos_].number, "unexpected indentation");
     return n;

@@ -21,7 +21,8 @@ namespace kc::limits::xpu {
 struct YamlNode {
   enum Kind { scalar, map, seq } kind = scalar;
   std::string value;                                  // scalar
-  std::vector<std::pair<std::string, YamlNode>> items;  // map, in order
+  std::vector<std::string> keys;  // map, in order (values[i] is keys[i]'s value)
+  std::vector<YamlNode> values;
   std::vector<YamlNode> elems;                         // seq
   int line = 0;                                        // 1-based source line
   const YamlNode* get(std::string_view key) const;     // map member or nullptr
