@@ -282,7 +282,15 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
           distinct.insert(record_line(l.name, c->name, *k) + " " + im->cubin.release());
         }
       if (hits.empty()) {
-        res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' is in no " + c->name + " image of" + quote_args(shown));
+        // Name the kernels the symbol nearly matches (a template's name without its arguments).
+        std::set<std::string> near;
+        for (const auto& [im, k] : by_sm[c->sm])
+          if (strip_ws(k->name).rfind(want + "<", 0) == 0) near.insert(k->name);
+        std::string hint;
+        for (const auto& n : near) hint += (hint.empty() ? " (did you mean: " : ", ") + n;
+        if (!hint.empty()) hint += "? a template kernel needs its arguments, or give the mangled name)";
+        res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' is in no " + c->name + " image of" +
+                             quote_args(shown) + hint);
         continue;
       }
       if (distinct.size() > 1) {

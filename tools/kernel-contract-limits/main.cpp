@@ -11,9 +11,17 @@
 
 #include "kc/limits/cuda_audit.hpp"
 #include "kc/limits/error.hpp"
+// --kind hip|xpu|metal hands the whole command line to limits/hip (when that folder is built).
+#if __has_include("hip/other_kinds.hpp")
+#include "hip/other_kinds.hpp"
+#define KC_OTHER_KINDS 1
+#endif
 #include "../../limits/hip/other_kinds.hpp"  // --kind hip|xpu|metal (limits/README-backends.md)
 
 int main(int argc, char** argv) {
+#ifdef KC_OTHER_KINDS
+  if (const int rc = kc::limits::other_kind_main(argc, argv); rc >= 0) return rc;
+#endif
   // Kinds beyond CUDA are run by limits/hip/other_kinds.cpp; -1 means "not mine": CUDA goes on below.
   if (const int rc = kc::limits::other_kind_main(argc, argv); rc >= 0) return rc;
   CLI::App app{
@@ -25,18 +33,25 @@ int main(int argc, char** argv) {
   kc::limits::CudaAuditConfig cfg;
   std::string write_dir, sm_list;
   bool kernels = false;
+  std::string kind = "cuda";
   app.add_option("paths", cfg.binaries, "binaries or directories to read (directories are searched recursively)")->required();
   app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: the source tree's kernels/ and controls/, or $KC_LAUNCHES)")->allow_extra_args(false);
   app.add_option("--records", cfg.records_dir, "records directory (default: the source tree's records/cuda, or $KC_CUDA_RECORDS)");
   app.add_option("--write-records", write_dir, "write the record set of each image release into DIR (base or difference) and exit");
   app.add_option("--sm", sm_list, "SMs to audit, comma-separated (default: every SM in the chip table)");
   app.add_option("--only", cfg.only, "launches whose name holds TEXT");
+  app.add_option("--kind", kind, "binary kind: cuda (this audit), or hip, xpu, metal (limits/hip, limits/xpu, limits/metal)")
+      ->check(CLI::IsMember({"cuda", "hip", "xpu", "metal"}));
   app.add_flag("--kernels", kernels, "also print every kernel found in the images, declared or not (KERNEL lines)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  }
+  if (kind != "cuda") {
+    std::cerr << "kernel-contract-limits: --kind " << kind << " is not built into this tool\n";
+    return 2;
   }
   if (!sm_list.empty()) {
     std::string s;
