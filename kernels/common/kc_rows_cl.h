@@ -1,0 +1,40 @@
+// OpenCL C helpers the rows kernels share on Intel XPU (the CUDA/HIP ones are in kc_rows.cuh; OpenCL
+// C is another language, so these are its own): bf16 as ushort with round-to-nearest-even, a
+// NaN-keeping max, and a fixed-order work-group reduction (a 256-leaf tree in SLM) so repeated runs
+// give the same bytes. Every rows kernel runs one work-group of 256 a row, sub-group 16.
+#ifndef KC_ROWS_CL_H
+#define KC_ROWS_CL_H
+
+#define KC_WG 256
+
+inline float kc_bf16_to_f32(ushort b) { return as_float(((uint)b) << 16); }
+// fp32 -> bf16, round to nearest even; a NaN stays a NaN (quiet bit set).
+inline ushort kc_f32_to_bf16(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+inline float kc_nan_max(float a, float b) { return (a > b || a != a) ? a : b; }
+
+// The work-group's values reduced in one fixed order (a tree over the 256 leaves); every work-item
+// gets the result. `red` is a local float[KC_WG].
+#define KC_TREE(NAME, OP)                                                  \
+  inline float NAME(float v, local float* red) {                         \
+    const int t = get_local_id(0);                                       \
+    red[t] = v;                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                        \
+    for (int o = KC_WG / 2; o > 0; o >>= 1) {                            \
+      if (t < o) red[t] = OP(red[t], red[t + o]);                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                      \
+    }                                                                    \
+    const float r = red[0];                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                        \
+    return r;                                                            \
+  }
+#define KC_ADD(a, b) ((a) + (b))
+KC_TREE(kc_wg_sum, KC_ADD)
+KC_TREE(kc_wg_max, kc_nan_max)
+
+#define KC_ROW_KERNEL __attribute__((reqd_work_group_size(KC_WG, 1, 1))) __attribute__((intel_reqd_sub_group_size(16))) kernel
+
+#endif
