@@ -105,7 +105,7 @@ std::vector<Image> read_images(std::shared_ptr<const std::vector<uint8_t>> data,
     for (auto& e : parse_fatbins(region, rname)) {
       if (e.kind != 2) continue;  // PTX: JIT-compiled by the driver, nothing offline to read
       ElfFile elf(e.bytes, e.where);
-      Image im{e.where, read_cubin(elf)};
+      Image im{e.where, read_cubin(elf), e.bytes};
       if (static_cast<uint32_t>(im.cubin.sm) != e.arch)
         throw FormatError(e.where, "entry says sm_" + std::to_string(e.arch) + " but its cubin says sm_" + std::to_string(im.cubin.sm));
       out.push_back(std::move(im));
@@ -116,7 +116,7 @@ std::vector<Image> read_images(std::shared_ptr<const std::vector<uint8_t>> data,
   } else if (ElfFile::is_elf(all)) {
     ElfFile elf(data, name);
     if (elf.machine() == kEmCuda) {
-      out.push_back(Image{name, read_cubin(elf)});
+      out.push_back(Image{name, read_cubin(elf), data});
     } else if (const auto* s = elf.find(".nv_fatbin")) {
       from_region(elf.data(*s), name + " .nv_fatbin");
     }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
       "Exit status: 0 within limits, 1 a limit problem (or a control not red, a missing or stale record, an\n"
       "unreadable binary), 2 a usage error."};
   kc::limits::CudaAuditConfig cfg;
-  std::string write_dir, sm_list;
+  std::string write_dir, sm_list, extract_dir;
   bool kernels = false;
   std::string kind = "cuda";
   app.add_option("paths", cfg.binaries, "binaries or directories to read (directories are searched recursively)")->required();
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--only", cfg.only, "launches whose name holds TEXT");
   app.add_option("--kind", kind, "binary kind: cuda (this audit), or hip, xpu, metal (limits/hip, limits/xpu, limits/metal)")
       ->check(CLI::IsMember({"cuda", "hip", "xpu", "metal"}));
+  app.add_option("--extract", extract_dir, "also write every cubin of the images into DIR (<n>_sm_<sm>.cubin), e.g. for cuModuleLoadData");
   app.add_flag("--kernels", kernels, "also print every kernel found in the images, declared or not (KERNEL lines)");
   try {
     app.parse(argc, argv);
@@ -73,14 +75,23 @@ int main(int argc, char** argv) {
 
   auto a = kc::limits::audit_cuda(cfg, write_dir.empty());
   for (const auto& c : a.checks) std::cout << c.record << "\n";
-  if (kernels) {
-    // Every kernel of every image: for writing a launches.tsv row.
+  if (kernels || !extract_dir.empty()) {
+    // Every kernel of every image (for writing a launches.tsv row), and the cubins themselves.
+    int n = 0;
+    if (!extract_dir.empty()) std::filesystem::create_directories(extract_dir, ec);
     for (const auto& b : cfg.binaries) {
       try {
-        for (const auto& im : kc::limits::read_images(b))
+        for (const auto& im : kc::limits::read_images(b)) {
+          std::string file;
+          if (!extract_dir.empty()) {
+            file = extract_dir + "/" + std::to_string(n++) + "_sm_" + std::to_string(im.cubin.sm) + ".cubin";
+            std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(im.bytes->data()), static_cast<std::streamsize>(im.bytes->size()));
+          }
+          if (!kernels) continue;
           for (const auto& k : im.cubin.kernels)
             std::cout << "KERNEL " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
-                      << " name=" << k.name << " [" << im.where << "]\n";
+                      << " section=" << k.shared_section << (file.empty() ? "" : " cubin=" + file) << " name=" << k.name << " [" << im.where << "]\n";
+        }
       } catch (const kc::limits::FormatError&) {
       }  // already reported by the audit
     }

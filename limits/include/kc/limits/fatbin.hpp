@@ -34,6 +34,7 @@ std::vector<FatbinEntry> parse_fatbins(std::span<const uint8_t> region, const st
 struct Image {
   std::string where;  // file, or "file fatbin F entry E"
   Cubin cubin;
+  std::shared_ptr<const std::vector<uint8_t>> bytes;  // the cubin itself (decompressed)
 };
 
 // Every cubin in a file: a raw cubin, a fatbin file, or an ELF host file (.o, .so, executable) with a
