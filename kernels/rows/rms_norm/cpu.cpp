@@ -1,4 +1,4 @@
-// rows/rms_norm/{f32_out,bf16_out} on the CPU: the sum of squares by tiled_sum, then
+// rows/rms_norm/{f32_out,bf16_out,f16_out} on the CPU: the sum of squares by tiled_sum, then
 // y = x * (1 / sqrtf(S / cols + eps)) * w in fp32, stored in the output type.
 #include <cmath>
 
@@ -42,10 +42,21 @@ KC_KERNEL("rows/rms_norm/f32_out", cpu) {
   return envelope(kc::rows::rms_norm(kc::DType::f32, kc::DType::f32, kEps)).launch(rms_norm<float, float>);
 }
 
+// A 16-bit y moves by half the relative error of its sum of squares, which cannot cancel: a bf16
+// sum in 32 lanes of at most 1024 squares stays inside y's rounding. fp16 sums overflow on gate 4's
+// rows and are shown; the bf16 replays' margins are printed.
+constexpr const char* kHidden =
+    "y is 16-bit and moves by half its sum of squares' relative error: a bf16 sum in 32 lanes stays "
+    "inside y's rounding (fp16 overflows and is shown)";
+
 KC_KERNEL("rows/rms_norm/bf16_out", cpu) {
   return envelope(kc::rows::rms_norm(kc::DType::bf16, kc::DType::bf16, kEps))
-      .hidden("y moves by half the relative error of its sum of squares, which cannot cancel: a bf16 "
-              "sum in 32 lanes of at most 1024 squares stays inside bf16's rounding of y (fp16 "
-              "overflows and is shown)")
+      .hidden(kHidden)
       .launch(rms_norm<kc::bf16, kc::bf16>);
+}
+
+KC_KERNEL("rows/rms_norm/f16_out", cpu) {
+  return envelope(kc::rows::rms_norm(kc::DType::f16, kc::DType::f16, kEps))
+      .hidden(kHidden)
+      .launch(rms_norm<kc::f16, kc::f16>);
 }
