@@ -47,6 +47,12 @@ typedef __UINT32_TYPE__ uint32_t;
 typedef __INT64_TYPE__ int64_t;
 typedef __UINT64_TYPE__ uint64_t;
 
+// Declared so that clang's own <new> wrapper parses when host C++ headers come along (a CUDA
+// source whose registration sits beside its kernel); device code here never allocates, so they
+// are never defined: a call would fail at link, by name.
+extern "C" __attribute__((device)) void* malloc(size_t);
+extern "C" __attribute__((device)) void free(void*);
+
 // Our code objects are built for RDNA chips in wave32 (the default there).
 #define KC_WARP 32
 #define KC_FULL_MASK 0xffffffffu
@@ -88,6 +94,11 @@ __device__ inline void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 
+// __syncwarp: the wave's lanes meet (a wave32 RDNA wave runs its lanes together; this keeps the
+// compiler from moving memory operations across it). __threadfence: device-scope ordering.
+__device__ inline void __syncwarp(unsigned = 0xffffffffu) { __builtin_amdgcn_wave_barrier(); }
+__device__ inline void __threadfence() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent"); }
+
 // Lane exchange through ds_bpermute (byte addresses). The mask is CUDA's; a wave32 RDNA wave runs
 // its lanes together, so it only documents intent here.
 __device__ inline int kc_bpermute(int lane, int v) { return __builtin_amdgcn_ds_bpermute(lane << 2, v); }
@@ -108,6 +119,10 @@ __device__ inline int __shfl_up_sync(unsigned, int v, unsigned delta, int width 
   int lane = self - (int)delta;
   if (lane < (self & ~(width - 1))) lane = self;  // below the segment: the lane keeps its own value
   return kc_bpermute(lane, v);
+}
+__device__ inline _Float16 __shfl_xor_sync(unsigned m, _Float16 v, int mask, int width = KC_WARP) {
+  const unsigned short u = __builtin_bit_cast(unsigned short, v);
+  return __builtin_bit_cast(_Float16, (unsigned short)__shfl_xor_sync(m, (int)u, mask, width));
 }
 __device__ inline float __shfl_sync(unsigned, float v, int src, int width = KC_WARP) {
   int self = (int)__builtin_amdgcn_mbcnt_lo(~0u, 0u);

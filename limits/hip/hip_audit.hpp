@@ -65,6 +65,7 @@ struct HipLaunch {
   uint64_t dyn_lds = 0;
   uint64_t scratch_budget = 0;  // flags: scratch=<bytes a lane> a launch accepts (default 0)
   std::string control;          // flags: control=<bound|lds|vgprs|scratch|wave>; "" for a served launch
+  std::string image;            // flags: image=<image> when the symbol is in several code objects
   std::string where;            // file:line of the row
 };
 

@@ -42,7 +42,8 @@ std::vector<HipLaunch> hip_launches(const std::vector<LaunchRow>& rows) {
       while (std::getline(fl, f, ',')) {
         if (f.rfind("control=", 0) == 0 && f.size() > 8) l.control = f.substr(8);
         else if (f.rfind("scratch=", 0) == 0) l.scratch_budget = parse_uint(f.substr(8), where, "scratch budget");
-        else throw FormatError(where, "unknown hip flag '" + f + "' (known: control=<kind>, scratch=<bytes>)");
+        else if (f.rfind("image=", 0) == 0 && f.size() > 6) l.image = f.substr(6);
+        else throw FormatError(where, "unknown hip flag '" + f + "' (known: control=<kind>, scratch=<bytes>, image=<image>)");
       }
     }
     static const char* const kinds[] = {"bound", "threads", "vgprs", "waves", "lds", "sgprs", "scratch", "wave"};
@@ -84,12 +85,12 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
       HipRecord rec;
       std::string from;
       for (const CodeObject& co : objects) {
-        if (co.chip != chip) continue;
+        if (co.chip != chip || (!l.image.empty() && co.image != l.image)) continue;
         for (const AmdKernel& k : co.kernels) {
           if (k.name != l.symbol && base_name(k.name) != l.symbol) continue;
           if (have && from != co.path) {
             errors.push_back("launch " + l.name + ": symbol " + l.symbol + " is in two code objects for " + chip + ": " +
-                             from + " and " + co.path);
+                             from + " and " + co.path + " (name one with the flag image=<image>)");
             continue;
           }
           HipRecord one = record_of(l.name, k, chip, co.image);
@@ -99,7 +100,8 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
         }
       }
       if (!have) {
-        errors.push_back("launch " + l.name + " (" + l.where + "): symbol " + l.symbol + " is in no code object for " + chip);
+        errors.push_back("launch " + l.name + " (" + l.where + "): symbol " + l.symbol + " is in no code object" +
+                         (l.image.empty() ? std::string() : " of image " + l.image) + " for " + chip);
         continue;
       }
       out.push_back(rec);
