@@ -10,7 +10,7 @@ KC_CONTROL("rows/ctl_add_rms_norm_drop_h/bf16", cuda) {
       .served({{"rows", {7, 64}}, {"cols", {64, 1024, 4096}}})
       .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 5)
       .ulp("rsqrtf", 2)
-      .launches({"rows/ctl_add_rms_norm_drop_h/bf16"})
+      .launches({"rows/ctl_add_rms_norm_drop_h/bf16/v1", "rows/ctl_add_rms_norm_drop_h/bf16/v2"})
       .control(kc::Gate::shapes, kc::Why::interval)
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "r", "w", "h", "y"});
@@ -20,5 +20,5 @@ KC_CONTROL("rows/ctl_add_rms_norm_drop_h/bf16", cuda) {
                                   stream_of(b));
       });
 }
-KC_CUDA_LAUNCH("rows/ctl_add_rms_norm_drop_h/bf16", (kc_add_rms_norm<true, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/ctl_add_rms_norm_drop_h/bf16", (kc_add_rms_norm<true, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/ctl_add_rms_norm_drop_h/bf16/v1", (kc_add_rms_norm<true, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/ctl_add_rms_norm_drop_h/bf16/v2", (kc_add_rms_norm<true, 2>), 256, 0);

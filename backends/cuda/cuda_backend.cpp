@@ -1,0 +1,229 @@
+// The CUDA backend: raw device memory (the harness lays out guards and poison itself), one
+// non-blocking stream, waits that poll with a time limit, and recovery by device reset after a
+// fault or a hang. Every CUDA call is checked and its error reported by name.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <unordered_set>
+
+#include "backends/cuda/launches.hpp"
+#include "backends/factories.hpp"
+#include "kc/spec.hpp"
+
+namespace kc {
+namespace {
+
+std::string cuda_error(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+class CudaBackend final : public Backend {
+ public:
+  ~CudaBackend() override {
+    if (stream_) cudaStreamDestroy(stream_);  // best effort at exit; nothing to report to
+  }
+  std::string name() const override { return "cuda"; }
+
+  std::string absent() const override {
+    const_cast<CudaBackend*>(this)->probe();
+    return absent_;
+  }
+
+  std::string device() const override {
+    const_cast<CudaBackend*>(this)->probe();
+    return device_;
+  }
+
+  void* alloc(size_t bytes) override {
+    ready("alloc");
+    void* p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // an allocation failure is not sticky: clear it so the next launch is clean
+      throw Error("cuda: cudaMalloc(" + std::to_string(bytes) + " bytes) failed: " + cuda_error(e));
+    }
+    live_.insert(p);
+    return p;
+  }
+
+  // Pointers from before a device reset are gone with the old context: they are not in live_ and
+  // are ignored. A failure here (a fault still pending before recover) is kept for the next sync.
+  void free(void* p) override {
+    if (!p || !live_.erase(p)) return;
+    cudaError_t e = cudaFree(p);
+    if (e != cudaSuccess && pending_.empty()) pending_ = "cudaFree: " + cuda_error(e);
+  }
+
+  void upload(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyHostToDevice, "upload"); }
+  void download(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyDeviceToHost, "download"); }
+
+  void* stream() override {
+    ready("stream");
+    return stream_;
+  }
+
+  SyncResult sync(double timeout_s) override {
+    ready("sync");
+    // A launch that could not start (bad configuration, no image for this device) shows here.
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return {SyncResult::fault, cuda_error(e) + " (at launch)"};
+    if (!pending_.empty()) {
+      std::string p = std::move(pending_);
+      pending_.clear();
+      return {SyncResult::fault, p};
+    }
+    return wait(timeout_s);
+  }
+
+  std::string recover() override {
+    if (!absent_.empty()) return absent_;
+    // The reset destroys the context: every allocation, the stream and any kernel still running.
+    cudaError_t e = cudaDeviceReset();
+    ++generation_;
+    live_.clear();
+    stream_ = nullptr;
+    pending_.clear();
+    if (e != cudaSuccess) return "cudaDeviceReset: " + cuda_error(e);
+    if ((e = cudaSetDevice(dev_)) != cudaSuccess) return "cudaSetDevice after reset: " + cuda_error(e);
+    if ((e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)) != cudaSuccess) {
+      stream_ = nullptr;
+      return "cudaStreamCreateWithFlags after reset: " + cuda_error(e);
+    }
+    return "";
+  }
+
+  std::vector<std::string> check_entry(const Spec& spec) override;
+
+ private:
+  void probe() {
+    if (probed_) return;
+    probed_ = true;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      absent_ = "no CUDA device: " + cuda_error(e);
+      return;
+    }
+    if (n == 0) {
+      absent_ = "no CUDA device: cudaGetDeviceCount found 0 devices";
+      return;
+    }
+    if ((e = cudaSetDevice(dev_)) != cudaSuccess || (e = cudaGetDeviceProperties(&prop_, dev_)) != cudaSuccess) {
+      absent_ = "CUDA device 0 unusable: " + cuda_error(e);
+      return;
+    }
+    if ((e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)) != cudaSuccess) {
+      stream_ = nullptr;
+      absent_ = "CUDA device 0: cudaStreamCreateWithFlags: " + cuda_error(e);
+      return;
+    }
+    int drv = 0, rt = 0;
+    cudaDriverGetVersion(&drv);
+    cudaRuntimeGetVersion(&rt);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d)", prop_.name,
+                  prop_.major, prop_.minor, prop_.multiProcessorCount, prop_.totalGlobalMem / 1073741824.0,
+                  drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+    device_ = buf;
+  }
+
+  void ready(const char* what) {
+    probe();
+    if (!absent_.empty()) throw Error(std::string("cuda: ") + what + ": absent: " + absent_);
+    if (!stream_) throw Error(std::string("cuda: ") + what + ": no stream (a device reset failed)");
+  }
+
+  // Polls the stream so a kernel that never returns is cut off instead of blocking the run.
+  SyncResult wait(double timeout_s) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    for (int spins = 0;; ++spins) {
+      cudaError_t e = cudaStreamQuery(stream_);
+      if (e == cudaSuccess) return {};
+      if (e != cudaErrorNotReady) return {SyncResult::fault, cuda_error(e)};
+      double s = std::chrono::duration<double>(clock::now() - t0).count();
+      if (s > timeout_s) {
+        char buf[128];
+        std::snprintf(buf, sizeof buf, "launch still running after %.3g s (cudaStreamQuery: cudaErrorNotReady)", s);
+        return {SyncResult::hang, buf};
+      }
+      if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(spins > 100000 ? 1000 : 20));
+    }
+  }
+
+  void copy(void* dst, const void* src, size_t n, cudaMemcpyKind kind, const char* what) {
+    ready(what);
+    cudaError_t e = cudaMemcpyAsync(dst, src, n, kind, stream_);
+    if (e != cudaSuccess) throw Error(std::string("cuda: ") + what + " of " + std::to_string(n) + " bytes: " + cuda_error(e));
+    // Copies are small next to the launch limit; a kernel still running shows as a hang here.
+    SyncResult r = wait(120);
+    if (r.kind != SyncResult::ok) throw Error(std::string("cuda: ") + what + " of " + std::to_string(n) + " bytes: " + r.error);
+  }
+
+  bool probed_ = false;
+  std::string absent_, device_;
+  int dev_ = 0;
+  cudaDeviceProp prop_{};
+  cudaStream_t stream_ = nullptr;
+  uint64_t generation_ = 0;  // device resets so far
+  std::unordered_set<void*> live_;  // allocations of the current generation
+  std::string pending_;
+};
+
+// Each of the spec's launches: its loaded kernels' attributes against this device's limits and the
+// launch's declared threads and dynamic shared bytes.
+std::vector<std::string> CudaBackend::check_entry(const Spec& spec) {
+  std::vector<std::string> problems;
+  probe();
+  if (!absent_.empty()) return problems;
+  for (const std::string& name : spec.launches) {
+    int found = 0;
+    for (const cuda::LaunchFn& l : cuda::launch_fns()) {
+      if (l.name != name) continue;
+      ++found;
+      const std::string who = "launch " + name + " (" + l.symbol() + " at " + l.file + ":" + std::to_string(l.line) + ")";
+      cudaFuncAttributes a{};
+      cudaError_t e = cudaFuncGetAttributes(&a, l.fn);
+      if (e != cudaSuccess) {
+        cudaGetLastError();
+        problems.push_back(who + ": cudaFuncGetAttributes: " + cuda_error(e));
+        continue;
+      }
+      char buf[512];
+      if (l.threads < 1 || l.threads > a.maxThreadsPerBlock || l.threads > prop_.maxThreadsPerBlock) {
+        std::snprintf(buf, sizeof buf, "%s: %d threads a block, the loaded kernel takes at most %d (device %d; %d registers a thread)",
+                      who.c_str(), l.threads, a.maxThreadsPerBlock, prop_.maxThreadsPerBlock, a.numRegs);
+        problems.push_back(buf);
+      }
+      // Registers are allocated per warp in units of 256 (DESIGN.md §2.4 gate 5).
+      const int warps = (l.threads + 31) / 32;
+      const long regs = (long)warps * (((long)a.numRegs * 32 + 255) / 256 * 256);
+      if (regs > prop_.regsPerBlock) {
+        std::snprintf(buf, sizeof buf, "%s: %d registers x %d warps need %ld registers, a block has %d", who.c_str(),
+                      a.numRegs, warps, regs, prop_.regsPerBlock);
+        problems.push_back(buf);
+      }
+      const size_t smem = a.sharedSizeBytes + l.dyn_smem;
+      if (smem > prop_.sharedMemPerBlockOptin) {
+        std::snprintf(buf, sizeof buf, "%s: %zu static + %zu dynamic shared bytes, a block may have %zu", who.c_str(),
+                      (size_t)a.sharedSizeBytes, l.dyn_smem, (size_t)prop_.sharedMemPerBlockOptin);
+        problems.push_back(buf);
+      } else if (l.dyn_smem > (size_t)a.maxDynamicSharedSizeBytes) {
+        std::snprintf(buf, sizeof buf, "%s: %zu dynamic shared bytes, the kernel allows %d (cudaFuncSetAttribute missing)",
+                      who.c_str(), l.dyn_smem, a.maxDynamicSharedSizeBytes);
+        problems.push_back(buf);
+      }
+    }
+    if (!found) problems.push_back("launch " + name + ": no KC_CUDA_LAUNCH registers a kernel for it");
+  }
+  return problems;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace kc

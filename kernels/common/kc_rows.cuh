@@ -1,0 +1,183 @@
+// Device helpers the rows kernels share (CUDA spelling; kc_gpu.h maps it for HIP): 16-byte vectors
+// of eight 16-bit floats, bf16/fp16 conversions rounded to nearest even, NaN-propagating max,
+// warp and row-group reductions in a fixed order (so repeated runs give the same bytes), and the
+// host-side choice of a row kernel's shape (threads a row, vectors a thread) that both the
+// contracts and the benchmark use.
+#pragma once
+#include "kc_gpu.h"
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#include <cstdint>
+using kc_u4 = uint4;
+#else
+struct __attribute__((aligned(16))) kc_u4 { uint32_t x, y, z, w; };
+#endif
+
+namespace kc::cu {
+
+// Threads a block of every row kernel; a row group (one row) has 32..256 of them.
+constexpr int kBlock = 256;
+
+// ---- host side: the shape of a row kernel -------------------------------------------------------
+
+// How a row of `cols` 16-bit elements (cols % 8 == 0 for the vector forms) is spread: each of
+// `tpr` threads holds up to `vpt` 16-byte vectors, in registers where the kernel keeps the row.
+struct RowShape {
+  int vpt;   // vectors a thread: 1, 2, 4 or 8 (the kernels are instantiated at these)
+  int tpr;   // threads a row: 32, 64, 128 or 256
+  int rpb;   // rows a block: kBlock / tpr
+};
+constexpr int kMaxVpt = 8;
+constexpr long kMaxCols = long(kBlock) * kMaxVpt * 8;  // 16,384 for the register-kept forms
+
+constexpr RowShape row_shape(long cols) {
+  long nvec = (cols + 7) / 8;
+  int vpt = nvec <= 256 ? 1 : nvec <= 512 ? 2 : nvec <= 1024 ? 4 : 8;
+  long per = (nvec + vpt - 1) / vpt;
+  int tpr = per <= 32 ? 32 : per <= 64 ? 64 : per <= 128 ? 128 : 256;
+  return {vpt, tpr, kBlock / tpr};
+}
+// Longest chain of fp32 roundings in a row reduction of this shape: each thread adds its vpt*8
+// terms in a chain, the warp's butterfly adds 5 levels, the group adds its warps (up to 8) in order.
+constexpr double row_depth(long cols) {
+  RowShape s = row_shape(cols);
+  return 8.0 * s.vpt + 5 + (s.tpr / 32 - 1);
+}
+// Rows kernels that loop over a row (sum, dot, max, argmax, online softmax) pick threads a row by
+// width and loop; a thread adds at most this many terms.
+constexpr long loop_terms(long cols) {
+  RowShape s = row_shape(cols);
+  long nvec = (cols + 7) / 8;
+  return ((nvec + s.tpr - 1) / s.tpr) * 8;
+}
+constexpr double loop_depth(long cols) { return double(loop_terms(cols)) + 5 + (row_shape(cols).tpr / 32 - 1); }
+
+#if defined(__CUDACC__) || defined(__HIP__)
+// ---- device side ----------------------------------------------------------------------------------
+
+__device__ __forceinline__ float bf16_lo(uint32_t w) { return __int_as_float(int(w << 16)); }
+__device__ __forceinline__ float bf16_hi(uint32_t w) { return __int_as_float(int(w & 0xffff0000u)); }
+__device__ __forceinline__ float bf16_to_f32(uint16_t b) { return __int_as_float(int(uint32_t(b) << 16)); }
+
+// fp32 -> bf16, round to nearest even; a NaN stays a NaN (quiet bit set), as cvt.rn.bf16.f32 does.
+__device__ __forceinline__ uint32_t f32_to_bf16(float f) {
+  uint32_t u = uint32_t(__float_as_int(f));
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+// Round to bf16 and back: one rounding point of MLX's op-by-op rows.
+__device__ __forceinline__ float rb(float f) { return bf16_to_f32(uint16_t(f32_to_bf16(f))); }
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) { return f32_to_bf16(lo) | (f32_to_bf16(hi) << 16); }
+__device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
+  return uint32_t(__half_as_ushort(__float2half_rn(lo))) | (uint32_t(__half_as_ushort(__float2half_rn(hi))) << 16);
+}
+
+// Eight bf16 of a 16-byte vector as floats.
+__device__ __forceinline__ void unpack8(const kc_u4& v, float (&f)[8]) {
+  f[0] = bf16_lo(v.x); f[1] = bf16_hi(v.x); f[2] = bf16_lo(v.y); f[3] = bf16_hi(v.y);
+  f[4] = bf16_lo(v.z); f[5] = bf16_hi(v.z); f[6] = bf16_lo(v.w); f[7] = bf16_hi(v.w);
+}
+__device__ __forceinline__ kc_u4 zero4() { kc_u4 z; z.x = z.y = z.z = z.w = 0; return z; }
+__device__ __forceinline__ kc_u4 ld16(const void* p) { return *reinterpret_cast<const kc_u4*>(p); }
+__device__ __forceinline__ void st16(void* p, const kc_u4& v) { *reinterpret_cast<kc_u4*>(p) = v; }
+
+// Eight floats stored as the output type: bf16 and fp16 in one 16-byte store, fp32 in two.
+template <class Out> struct Store8;
+template <> struct Store8<float> {
+  __device__ static void at(float* y, const float (&o)[8]) {
+    float4* p = reinterpret_cast<float4*>(y);
+    p[0] = make_float4(o[0], o[1], o[2], o[3]);
+    p[1] = make_float4(o[4], o[5], o[6], o[7]);
+  }
+};
+struct Bf16Out { uint16_t bits; };
+struct F16Out { uint16_t bits; };
+template <> struct Store8<Bf16Out> {
+  __device__ static void at(Bf16Out* y, const float (&o)[8]) {
+    kc_u4 v;
+    v.x = pack_bf16(o[0], o[1]); v.y = pack_bf16(o[2], o[3]); v.z = pack_bf16(o[4], o[5]); v.w = pack_bf16(o[6], o[7]);
+    st16(y, v);
+  }
+};
+template <> struct Store8<F16Out> {
+  __device__ static void at(F16Out* y, const float (&o)[8]) {
+    kc_u4 v;
+    v.x = pack_f16(o[0], o[1]); v.y = pack_f16(o[2], o[3]); v.z = pack_f16(o[4], o[5]); v.w = pack_f16(o[6], o[7]);
+    st16(y, v);
+  }
+};
+
+// max that keeps a NaN from either side (fmaxf drops it: the gate 1 control shows what that does).
+__device__ __forceinline__ float nan_max(float a, float b) { return (a > b || a != a) ? a : b; }
+
+constexpr float kInf = __builtin_huge_valf();
+
+// e^(x - m) with the subtraction's own rounding folded back in (TwoSum), so a large |x - m| does
+// not grow expf's input error into the result: what is left is expf's ulps and one fma.
+__device__ __forceinline__ float exp_diff(float x, float m) {
+  const float d = x - m;
+  const float e = expf(d);
+  if (!(fabsf(d) <= 3.4e38f)) return e;  // an infinity or NaN in: expf already gives the class
+  const float bb = d - x;
+  const float r = (x - (d - bb)) + (-m - bb);
+  return fmaf(e, r, e);
+}
+
+struct Add { __device__ float operator()(float a, float b) const { return a + b; } };
+struct Max { __device__ float operator()(float a, float b) const { return nan_max(a, b); } };
+
+// Butterfly over the warp: every lane ends with the same value, combined in the same order each run.
+template <class Op> __device__ __forceinline__ float warp_all(float v, Op op) {
+#pragma unroll
+  for (int m = 16; m >= 1; m >>= 1) v = op(v, __shfl_xor_sync(KC_FULL_MASK, v, m));
+  return v;
+}
+__device__ __forceinline__ uint32_t warp_max_u32(uint32_t v) {
+#pragma unroll
+  for (int m = 16; m >= 1; m >>= 1) {
+    uint32_t o = uint32_t(__shfl_xor_sync(KC_FULL_MASK, int(v), m));
+    v = o > v ? o : v;
+  }
+  return v;
+}
+
+// Reduce over a row group of `tpr` threads (a whole number of warps, tpr uniform in the block):
+// the warp's butterfly, then the group's warps added in order. Every thread of the block must call
+// it (it holds __syncthreads when a group spans warps); `red` is 8 floats of shared memory.
+template <class Op> __device__ __forceinline__ float group_all(float v, float* red, int tpr, Op op) {
+  v = warp_all(v, op);
+  if (tpr == 32) return v;
+  const int warp = threadIdx.x / 32, wpg = tpr / 32, first = warp / wpg * wpg;
+  if ((threadIdx.x & 31) == 0) red[warp] = v;
+  __syncthreads();
+  float r = red[first];
+  for (int i = 1; i < wpg; ++i) r = op(r, red[first + i]);
+  __syncthreads();  // red is free again for the next reduction
+  return r;
+}
+__device__ __forceinline__ uint32_t group_max_u32(uint32_t v, uint32_t* red, int tpr) {
+  v = warp_max_u32(v);
+  if (tpr == 32) return v;
+  const int warp = threadIdx.x / 32, wpg = tpr / 32, first = warp / wpg * wpg;
+  if ((threadIdx.x & 31) == 0) red[warp] = v;
+  __syncthreads();
+  uint32_t r = red[first];
+  for (int i = 1; i < wpg; ++i) r = red[first + i] > r ? red[first + i] : r;
+  __syncthreads();
+  return r;
+}
+
+// A bf16's rank as an unsigned 16-bit key: larger key = larger value; every NaN ranks above +inf
+// (and NaNs tie); -0 and +0 tie. With the inverted column below it, keys are unique per row and a
+// larger key means "larger value, then lower id".
+__device__ __forceinline__ uint32_t bf16_rank(uint32_t b) {
+  if ((b & 0x7fffu) > 0x7f80u) return 0xffffu;  // NaN
+  if (b == 0x8000u) b = 0;                      // -0 ties +0
+  return (b & 0x8000u) ? (~b & 0xffffu) : (b | 0x8000u);
+}
+__device__ __forceinline__ uint32_t rank_key(uint32_t b, int col) { return (bf16_rank(b) << 16) | uint32_t(0xffff - col); }
+__device__ __forceinline__ int key_col(uint32_t key) { return 0xffff - int(key & 0xffffu); }
+#endif
+
+}  // namespace kc::cu

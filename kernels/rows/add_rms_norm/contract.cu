@@ -1,0 +1,45 @@
+// Contracts of the CUDA residual add + RMS norm rows (add_rms_norm.cuh): h and y both checked,
+// in the rounded (MLX) and once-rounded forms.
+#include "../../common/cuda_contract.hpp"
+#include "add_rms_norm.cuh"
+
+namespace {
+using namespace kc::cu;
+constexpr double kEps = 1e-6;
+
+// As rms_norm: the squares' chain, then / cols, + eps (and eps's own rounding), rsqrtf (2 ulp),
+// * inv, * w; the once-rounded form adds s = x + r in fp32 (one more op).
+template <bool ONCE>
+kc::Entry entry(kc::rows::Residual form, const char* launch) {
+  return kc::rows::add_rms_norm(form, kEps)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .tile("rows", kBlock / 32, 1, 1)
+      .tile("cols", kBlock * 8, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, ONCE ? 6 : 5)
+      .ulp("rsqrtf", 2)
+      .launches(vpt_launches(launch))
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x", "r", "w", "h", "y"});
+        need_cols(b, 8, kMaxCols);
+        launch_add_rms_norm<ONCE>(b.in<kc::bf16>("x"), b.in<kc::bf16>("r"), b.in<kc::bf16>("w"), b.out<kc::bf16>("h"),
+                                  b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]), float(kEps),
+                                  stream_of(b));
+      });
+}
+}  // namespace
+
+KC_KERNEL("rows/add_rms_norm/rounded", cuda) {
+  return entry<false>(kc::rows::Residual::rounded, "rows/add_rms_norm/rounded");
+}
+KC_KERNEL("rows/add_rms_norm/once_rounded", cuda) {
+  return entry<true>(kc::rows::Residual::once_rounded, "rows/add_rms_norm/once_rounded");
+}
+
+KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v1", (kc_add_rms_norm<false, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v2", (kc_add_rms_norm<false, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v4", (kc_add_rms_norm<false, 4>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v8", (kc_add_rms_norm<false, 8>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v1", (kc_add_rms_norm<true, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v2", (kc_add_rms_norm<true, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v4", (kc_add_rms_norm<true, 4>), 256, 0);
+KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v8", (kc_add_rms_norm<true, 8>), 256, 0);

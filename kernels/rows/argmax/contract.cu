@@ -1,0 +1,22 @@
+// Contract of the CUDA row argmax (argmax.cuh): bf16 in, i32 ids, stated NaN rule (the family
+// checks it: lowest id on a tie, -1 for a row holding a NaN).
+#include "../../common/cuda_contract.hpp"
+#include "argmax.cuh"
+
+using namespace kc::cu;
+
+KC_KERNEL("rows/argmax/bf16", cuda) {
+  return kc::rows::argmax(kc::DType::bf16)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .tile("rows", kBlock / 32, 1, 1)
+      .tile("cols", kBlock * 8, 8, 8)
+      .launches({"rows/argmax/bf16"})
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x"});
+        need_cols(b, 8, 1 << 16);  // ids ride in 16 bits of the key
+        launch_row_argmax(b.in<kc::bf16>("x"), b.out<int32_t>("id"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                          stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("rows/argmax/bf16", kc_row_argmax, 256, 0);

@@ -1,0 +1,22 @@
+// Contract of the CUDA row dot (dot.cuh): bf16 x and w, fp32 out.
+#include "../../common/cuda_contract.hpp"
+#include "dot.cuh"
+
+using namespace kc::cu;
+
+KC_KERNEL("rows/dot/f32", cuda) {
+  return kc::rows::dot(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .tile("rows", kBlock / 32, 1, 1)
+      .tile("cols", kBlock * 8, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["cols"]); })
+      .launches({"rows/dot/f32"})
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x", "w"});
+        need_cols(b, 8, 1 << 16);
+        launch_row_dot(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.out<float>("y"), int(b.shape()["rows"]),
+                       int(b.shape()["cols"]), stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("rows/dot/f32", kc_row_dot, 256, 0);

@@ -1,0 +1,21 @@
+// Contract of the CUDA row max (max.cuh): bf16 in and out; no sums (a max is exact).
+#include "../../common/cuda_contract.hpp"
+#include "max.cuh"
+
+using namespace kc::cu;
+
+KC_KERNEL("rows/max/bf16", cuda) {
+  return kc::rows::max(kc::DType::bf16, kc::DType::bf16)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .tile("rows", kBlock / 32, 1, 1)
+      .tile("cols", kBlock * 8, 8, 8)
+      .launches({"rows/max/bf16"})
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x"});
+        need_cols(b, 8, 1 << 16);
+        launch_row_max(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                       stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("rows/max/bf16", kc_row_max, 256, 0);

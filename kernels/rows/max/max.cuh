@@ -1,0 +1,35 @@
+// Row max, y[r] = max_c x[r,c], bf16 in and out (exact): a NaN anywhere in the row gives NaN, as
+// float64's max over the formula does (nan_max, never fmaxf). 16-byte loads, row groups.
+#pragma once
+#include "../../common/kc_rows.cuh"
+
+__global__ void __launch_bounds__(256)
+kc_row_max(const kc_u4* __restrict__ x, uint16_t* __restrict__ y, int rows, int cols, int tpr) {
+  using namespace kc::cu;
+  __shared__ float red[8];
+  const int t = threadIdx.x % tpr;
+  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
+  const bool live = row < rows;
+  const int nvec = cols / 8;
+  const kc_u4* xr = x + row * nvec;
+  float m = -kInf;
+  if (live) {
+#pragma unroll 4
+    for (int c = t; c < nvec; c += tpr) {
+      float f[8];
+      unpack8(ld16(xr + c), f);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) m = nan_max(m, f[j]);
+    }
+  }
+  m = group_all(m, red, tpr, Max());
+  if (live && t == 0) y[row] = uint16_t(f32_to_bf16(m));
+}
+
+namespace kc::cu {
+inline void launch_row_max(const void* x, void* y, int rows, int cols, cudaStream_t st) {
+  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+  kc_row_max<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), static_cast<uint16_t*>(y), rows,
+                                                           cols, s.tpr);
+}
+}  // namespace kc::cu

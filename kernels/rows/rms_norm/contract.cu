@@ -1,0 +1,61 @@
+// Contracts of the CUDA RMS norm rows (rms_norm.cuh): the 16-byte form with bf16, fp16 and fp32
+// out, and the block-tree form with fp32 out at any width.
+#include "../../common/cuda_contract.hpp"
+#include "rms_norm.cuh"
+
+namespace {
+using namespace kc::cu;
+constexpr double kEps = 1e-6;
+
+// Sums: the row's squares (depth by the kernel's shape); then mean (/cols), + eps (eps itself
+// rounded to fp32: one more rounding), rsqrtf (2 ulp, CUDA C Programming Guide, table of
+// single-precision functions), * inv, * w.
+template <class Out>
+kc::Entry vec_entry(kc::DType out, const char* launch) {
+  return kc::rows::rms_norm(kc::DType::bf16, out, kEps)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .tile("rows", kBlock / 32, 1, 1)  // up to 8 rows a block at narrow widths
+      .tile("cols", kBlock * 8, 8, 8)   // one 16-byte vector a thread across 256 threads
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 5)
+      .ulp("rsqrtf", 2)
+      .launches(vpt_launches(launch))
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x", "w", "y"});
+        need_cols(b, 8, kMaxCols);
+        launch_rms_norm_vec<Out>(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), reinterpret_cast<Out*>(b.ptr("y")),
+                                 int(b.shape()["rows"]), int(b.shape()["cols"]), float(kEps), stream_of(b));
+      });
+}
+}  // namespace
+
+KC_KERNEL("rows/rms_norm/bf16_out", cuda) { return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out"); }
+KC_KERNEL("rows/rms_norm/f16_out", cuda) { return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out"); }
+KC_KERNEL("rows/rms_norm/f32_out", cuda) { return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out"); }
+
+KC_KERNEL("rows/rms_norm/tree_f32", cuda) {
+  return kc::rows::rms_norm(kc::DType::bf16, kc::DType::f32, kEps)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {1, 4096, 16384}}})
+      .tile("cols", 256, 1, 1)  // one element a thread a pass
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return tree_depth(s["cols"]); }, 5)
+      .ulp("rsqrtf", 2)
+      .launches({"rows/rms_norm/tree_f32"})
+      .launch([](const kc::Buffers& b) {
+        need_cols(b, 1, 1 << 20);
+        launch_rms_norm_tree(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.out<float>("y"), int(b.shape()["rows"]),
+                             int(b.shape()["cols"]), float(kEps), stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v1", (kc_rms_norm_vec<Bf16Out, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v2", (kc_rms_norm_vec<Bf16Out, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v4", (kc_rms_norm_vec<Bf16Out, 4>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v8", (kc_rms_norm_vec<Bf16Out, 8>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v1", (kc_rms_norm_vec<F16Out, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v2", (kc_rms_norm_vec<F16Out, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v4", (kc_rms_norm_vec<F16Out, 4>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v8", (kc_rms_norm_vec<F16Out, 8>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v1", (kc_rms_norm_vec<float, 1>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v2", (kc_rms_norm_vec<float, 2>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v4", (kc_rms_norm_vec<float, 4>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v8", (kc_rms_norm_vec<float, 8>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/tree_f32", kc_rms_norm_tree, 256, 0);

@@ -1,0 +1,96 @@
+// RMS norm rows, y = x / sqrt(mean(x^2) + eps) * w, bf16 in, fp32 sums.
+// kc_rms_norm_vec: 16-byte loads, the row kept in registers (one pass over memory), a row group of
+//   32..256 threads a row, sum of squares by warp butterfly then the group's warps in order.
+//   cols % 8 == 0, cols <= 16,384. Out: float, Bf16Out or F16Out.
+// kc_rms_norm_tree: any width, 2-byte loads, one block a row, the sum of squares by a 256-leaf
+//   shared-memory tree; reads the row twice (the second read from cache). fp32 out.
+#pragma once
+#include "../../common/kc_rows.cuh"
+
+template <class Out, int VPT>
+__global__ void __launch_bounds__(256)
+kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* __restrict__ y, int rows,
+                int cols, float eps, int tpr) {
+  using namespace kc::cu;
+  __shared__ float red[8];
+  const int t = threadIdx.x % tpr;
+  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
+  const bool live = row < rows;
+  const int nvec = cols / 8;
+  const kc_u4* xr = x + row * nvec;
+  kc_u4 v[VPT];
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    const int c = t + i * tpr;
+    v[i] = (live && c < nvec) ? ld16(xr + c) : zero4();
+  }
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    float f[8];
+    unpack8(v[i], f);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
+  }
+  ss = group_all(ss, red, tpr, Add());
+  const float inv = rsqrtf(ss / float(cols) + eps);
+  if (!live) return;
+  Out* yr = y + row * cols;
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    const int c = t + i * tpr;
+    if (c >= nvec) break;
+    float f[8], g[8], o[8];
+    unpack8(v[i], f);
+    unpack8(ld16(w + c), g);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
+    Store8<Out>::at(yr + c * 8, o);
+  }
+}
+
+__global__ void __launch_bounds__(256)
+kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w, float* __restrict__ y, int cols,
+                 float eps) {
+  using namespace kc::cu;
+  __shared__ float tree[256];
+  const long row = blockIdx.x;
+  const uint16_t* xr = x + row * cols;
+  float ss = 0.f;
+  for (int c = threadIdx.x; c < cols; c += 256) {
+    const float f = bf16_to_f32(xr[c]);
+    ss = fmaf(f, f, ss);
+  }
+  tree[threadIdx.x] = ss;
+  __syncthreads();
+#pragma unroll
+  for (int s = 128; s > 0; s >>= 1) {
+    if (int(threadIdx.x) < s) tree[threadIdx.x] += tree[threadIdx.x + s];
+    __syncthreads();
+  }
+  const float inv = rsqrtf(tree[0] / float(cols) + eps);
+  float* yr = y + row * cols;
+  for (int c = threadIdx.x; c < cols; c += 256) yr[c] = (bf16_to_f32(xr[c]) * inv) * bf16_to_f32(w[c]);
+}
+
+namespace kc::cu {
+// The launches, shared by the contract and the benchmark.
+template <class Out>
+inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, int cols, float eps, cudaStream_t st) {
+  const RowShape s = row_shape(cols);
+  const dim3 grid((rows + s.rpb - 1) / s.rpb);
+  auto xv = static_cast<const kc_u4*>(x);
+  auto wv = static_cast<const kc_u4*>(w);
+  switch (s.vpt) {
+    case 1: kc_rms_norm_vec<Out, 1><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
+    case 2: kc_rms_norm_vec<Out, 2><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
+    case 4: kc_rms_norm_vec<Out, 4><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
+    default: kc_rms_norm_vec<Out, 8><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
+  }
+}
+inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
+  kc_rms_norm_tree<<<rows, 256, 0, st>>>(static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(w), y, cols, eps);
+}
+// Chains: the vector form as row_depth; the tree form a thread's strided terms then 8 tree levels.
+constexpr double tree_depth(long cols) { return double((cols + 255) / 256) + 8; }
+}  // namespace kc::cu

@@ -1,0 +1,46 @@
+// Contracts of the CUDA softmax rows (softmax.cuh), bf16 in and out, fp32 sums.
+#include "../../common/cuda_contract.hpp"
+#include "softmax.cuh"
+
+using namespace kc::cu;
+
+// y = exp_diff(x, max) * (1 / sum): expf (2 ulp, CUDA C Programming Guide), its fma correction, the
+// reciprocal and the multiply.
+KC_KERNEL("rows/softmax/bf16", cuda) {
+  return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 1024, 4096}}})
+      .tile("rows", kBlock / 32, 1, 1)
+      .tile("cols", kBlock * 8, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 3)
+      .ulp("expf", 2)
+      .hidden("a bf16 softmax of at most 4,096 terms in [0, 1]: the output's rounding hides the fp32 sum's error")
+      .launches(vpt_launches("rows/softmax/bf16"))
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x", "y"});
+        need_cols(b, 8, 4096);
+        launch_softmax_vec(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                           stream_of(b));
+      });
+}
+
+// Rows past 4,096 keys: the online form (a running max and a rescaled sum, then a second pass).
+KC_KERNEL("rows/softmax/bf16_long", cuda) {
+  return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
+      .served({{"rows", {1, 32, 8192}}, {"cols", {64, 8192, 16384}}})
+      .tile("cols", kBlock * 8, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return online_depth(s["cols"]); }, 3)
+      .ulp("expf", 2)
+      .launches({"rows/softmax/bf16_long"})
+      .launch([](const kc::Buffers& b) {
+        need_aligned16(b, {"x", "y"});
+        need_cols(b, 8, 1 << 16);
+        launch_softmax_online(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]),
+                              int(b.shape()["cols"]), stream_of(b));
+      });
+}
+
+KC_CUDA_LAUNCH("rows/softmax/bf16/v1", (kc_softmax_vec<1>), 256, 0);
+KC_CUDA_LAUNCH("rows/softmax/bf16/v2", (kc_softmax_vec<2>), 256, 0);
+KC_CUDA_LAUNCH("rows/softmax/bf16/v4", (kc_softmax_vec<4>), 256, 0);
+KC_CUDA_LAUNCH("rows/softmax/bf16/v8", (kc_softmax_vec<8>), 256, 0);
+KC_CUDA_LAUNCH("rows/softmax/bf16_long", kc_softmax_online, 256, 0);

@@ -1,0 +1,34 @@
+// Row sum, y[r] = sum_c x[r,c], bf16 in, fp32 sum and out. 16-byte loads, a row group of 32..256
+// threads a row (by width), each thread adds its vectors in a chain, then the group's reduction.
+#pragma once
+#include "../../common/kc_rows.cuh"
+
+__global__ void __launch_bounds__(256)
+kc_row_sum(const kc_u4* __restrict__ x, float* __restrict__ y, int rows, int cols, int tpr) {
+  using namespace kc::cu;
+  __shared__ float red[8];
+  const int t = threadIdx.x % tpr;
+  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
+  const bool live = row < rows;
+  const int nvec = cols / 8;
+  const kc_u4* xr = x + row * nvec;
+  float s = 0.f;
+  if (live) {
+#pragma unroll 4
+    for (int c = t; c < nvec; c += tpr) {
+      float f[8];
+      unpack8(ld16(xr + c), f);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) s += f[j];
+    }
+  }
+  s = group_all(s, red, tpr, Add());
+  if (live && t == 0) y[row] = s;
+}
+
+namespace kc::cu {
+inline void launch_row_sum(const void* x, float* y, int rows, int cols, cudaStream_t st) {
+  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+  kc_row_sum<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), y, rows, cols, s.tpr);
+}
+}  // namespace kc::cu

@@ -1,0 +1,35 @@
+// Contracts of the CUDA bf16 top-k rows (topk.cuh) at k = 8 and k = 64. The family checks the
+// stated rule on every output: a NaN ranks above +inf, ties go to the lower id, deterministic.
+#include "../../common/cuda_contract.hpp"
+#include "topk.cuh"
+
+namespace {
+using namespace kc::cu;
+
+kc::Entry topk_entry(int k, int least_cols, const char* launch) {
+  return kc::rows::topk(kc::DType::bf16, k)
+      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {int64_t(least_cols), 4096, 16384}}})
+      .tile("cols", kBlock * 8, 8, least_cols)
+      .launches(vpt_launches(launch))
+      .launch([k](const kc::Buffers& b) {
+        need_aligned16(b, {"x"});
+        need_cols(b, 8, kMaxCols);
+        const int cols = int(b.shape()["cols"]);
+        if (cols < k) throw kc::Error("top-k: cols " + std::to_string(cols) + " < k " + std::to_string(k));
+        launch_topk_bf16(b.in<kc::bf16>("x"), b.out<int32_t>("ids"), b.out<kc::bf16>("vals"), int(b.shape()["rows"]),
+                         cols, k, stream_of(b));
+      });
+}
+}  // namespace
+
+KC_KERNEL("rows/topk/bf16_k8", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k8"); }
+KC_KERNEL("rows/topk/bf16_k64", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64"); }
+
+KC_CUDA_LAUNCH("rows/topk/bf16_k8/v1", (kc_topk_bf16<1>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k8/v2", (kc_topk_bf16<2>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k8/v4", (kc_topk_bf16<4>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k8/v8", (kc_topk_bf16<8>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k64/v1", (kc_topk_bf16<1>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k64/v2", (kc_topk_bf16<2>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k64/v4", (kc_topk_bf16<4>), 256, 0);
+KC_CUDA_LAUNCH("rows/topk/bf16_k64/v8", (kc_topk_bf16<8>), 256, 0);
