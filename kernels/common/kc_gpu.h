@@ -202,5 +202,9 @@ extern "C" __host__ int __hipPushCallConfiguration(dim3 grid, dim3 block, size_t
 extern "C" __host__ int __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, cudaStream_t* stream);
 
 #else
-#error "kc_gpu.h is for device code: compile it with nvcc, or clang -x hip"
+// A host-only compile (a benchmark or host test sharing a header's host-side helpers): no device
+// spelling is defined; shared headers keep their device parts under __CUDACC__ / __HIP__.
+#include <cstddef>
+#include <cstdint>
+#define KC_WARP 32
 #endif
