@@ -62,7 +62,7 @@ void expect_fp32_exact(const std::vector<double>& t, double exact) {
 }
 
 TEST(RowsSums, SumAndDotMissBy100xInEveryFormatAndOrder) {
-  for (DType in : {DType::f32, DType::bf16})
+  for (DType in : {DType::f32, DType::bf16, DType::f16})
     for (DType out : {DType::f32, DType::bf16, DType::f16})
       for (int64_t cols : {64, 100, 256, 1024})
         for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -82,9 +82,9 @@ TEST(RowsSums, SumAndDotMissBy100xInEveryFormatAndOrder) {
         }
 }
 
-// fp16 inputs cannot hold a term of 2^16, so an fp16 sum overflows only through its partial sums.
-// The dot still reaches it (its products do); for the plain sum, 32 lanes of 64 columns hold one
-// positive term each: record how often the fill can tell there.
+// fp16 inputs cannot hold a term of 2^16; the dot's products still reach it (fp16 replays overflow
+// on the product), and the plain sum (above) misses by rounding, its rows redrawn until every
+// replay misses.
 TEST(RowsSums, Fp16InputsDot) {
   for (int64_t cols : {64, 256, 1024})
     for (uint64_t seed = 1; seed <= 4; ++seed) {
