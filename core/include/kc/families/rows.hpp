@@ -3,6 +3,29 @@
 // the float64 reference and magnitudes, and replays the sums in fp16/bf16 for gate 4. A kernel's
 // contract adds its envelope, accumulation and launch. Dims are always "rows" and "cols"; buffers
 // are row-major, named as below. `in` is the element type of x (and w, g, u, r); `out` of y.
+//
+// What the family does for each gate (core/src/families/rows_*.cpp):
+// - Gate 1: rig.plants is "NaN in X", "+Inf in X", "-Inf in X", "+Inf and -Inf in X" for every
+//   operand X the formula reads (x and w; g and u; x, r and w). A plant goes into the middle row
+//   (rows / 2) of a [rows x cols] operand, or into a [cols] operand (then every row reads it), at
+//   column Fill::pos (taken modulo cols; -1: the last column, in a ragged tail at most shapes). The
+//   second infinity sits half a row away. Every other value is finite.
+// - Gates 2 and 3: values +-(1..2) * 2^e with e spread over several binades and random signs, so a
+//   reordered fp32 sum changes bytes. argmax / topk copy each row's maximum to a second column.
+// - Gate 4: integers, exact in `in`. sum and dot: the first half of a row large and positive, the
+//   second half its negatives in reverse order; the row sums to exactly 1 and one term is at least
+//   2^16 where the type can hold it, so fp16 overflows in every order; rows are redrawn until every
+//   fp16 and bf16 replay misses by at least 1 (100x any output type's bound on 1). Sums of squares
+//   (rms_norm, add_rms_norm's h): between 2^20 and 2^23, one square of at least 2^16. softmax:
+//   integers in [-12, 0] (its sums cannot be exact: Expected::exact_sums is false).
+//   A 16-bit output of a norm moves by half its sum of squares' relative error, which a bf16 sum in
+//   32 lanes cannot make 100x its rounding: such specs must say .hidden(why); so must a softmax with
+//   a 16-bit output.
+// - Magnitudes: sum |terms| for sum and dot; |y| / 2 for rms_norm (dy/y = -dS/2S); y for softmax.
+// - Rounding points (geglu, swiglu, add_rms_norm): Expected::lo/hi carry an interval through each
+//   fp32 step (one rounding, or the spec's .ulp("erff"/"expf", n): 2 ulps when it declares none; a
+//   constant such as M_SQRT1_2 may be held in fp32) and each bf16 rounding. add_rms_norm's y also
+//   takes the spec's depth (gamma, dropped at gate 4 where the sums are exact), ops and ulps.
 #pragma once
 #include "kc/spec.hpp"
 
@@ -32,7 +55,7 @@ Entry topk(DType in, int k);
 Entry geglu();
 Entry swiglu();
 
-// Residual add then RMS norm, bf16: h = bf16(x + r) is written (and checked), and
+// Residual add then RMS norm, all bf16 (x, r, w, h, y): h = bf16(x + r) is written (and checked), and
 //   rounded:      y = bf16(h / sqrt(mean h^2 + eps) * w)   (the norm reads the bf16 residual)
 //   once-rounded: y = bf16(s / sqrt(mean s^2 + eps) * w) with s = x + r in fp32 (one rounding)
 //                                                             buffers: x, r, w in, h out, y out
