@@ -144,8 +144,8 @@ std::string records_file_for(const std::string& dir, const std::string& compiler
 namespace {
 
 std::string regen_command(const std::string& records_name) {
-  return "re-derive: kernel-contract-limits --kind hip <build>/hsaco > records/hip/" +
-         (records_name.empty() ? std::string("clang-19.txt") : records_name);
+  return "re-derive: kernel-contract-limits --kind hip --write-records records/hip (writes " +
+         (records_name.empty() ? std::string("clang-19.txt") : records_name) + " from this build's code objects)";
 }
 
 }  // namespace

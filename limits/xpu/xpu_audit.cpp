@@ -294,7 +294,8 @@ kc::AuditResult audit_xpu(const std::vector<XpuLaunch>& launches, const std::vec
                           const std::vector<Zebin>* bins, const std::string& only, const std::string& records_name) {
   kc::AuditResult res;
   res.backend = "xpu";
-  const std::string regen = "re-derive: kernel-contract-limits --kind xpu <build>/zebin > records/xpu/" + records_name;
+  const std::string regen = "re-derive: kernel-contract-limits --kind xpu --write-records records/xpu (writes " + records_name +
+                            " from this build's zebins)";
   std::map<std::pair<std::string, std::string>, const XpuRecord*> by_key;
   for (const XpuRecord& r : stored)
     if (!by_key.emplace(std::make_pair(r.launch, r.card), &r).second)
