@@ -14,7 +14,7 @@ KC_CONTROL("affine/ctl_fold_scale/b4_g64", cuda) {
       .tile("n", kRowsPerBlock, 1, 1)
       .tile("k", kLaneStrideK, 64, 64)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"]); })
-      .launches({"affine/ctl_fold_scale/b4_g64"})
+      .launches({"affine/ctl_fold_scale/b4_g64/m1", "affine/ctl_fold_scale/b4_g64/m2", "affine/ctl_fold_scale/b4_g64/m4", "affine/ctl_fold_scale/b4_g64/m8"})
       .control(kc::Gate::shapes, kc::Why::bound)
       .launch([](const kc::Buffers& b) {
         const kc::Shape& s = b.shape();
@@ -23,7 +23,8 @@ KC_CONTROL("affine/ctl_fold_scale/b4_g64", cuda) {
       });
 }
 
-KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64", (kc_affine_qmv<4, 64, 1, float, Fault::fold_scale>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64", (kc_affine_qmv<4, 64, 2, float, Fault::fold_scale>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64", (kc_affine_qmv<4, 64, 4, float, Fault::fold_scale>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64", (kc_affine_qmv<4, 64, 8, float, Fault::fold_scale>), 256, 0);
+// Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
+KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m1", (kc_affine_qmv<4, 64, 1, float, Fault(1)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m2", (kc_affine_qmv<4, 64, 2, float, Fault(1)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m4", (kc_affine_qmv<4, 64, 4, float, Fault(1)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m8", (kc_affine_qmv<4, 64, 8, float, Fault(1)>), 256, 0);

@@ -75,10 +75,18 @@ void prepare(Case& c, DType out) {
       if (p < st.xpats) xr[p] = xs;
       if (p < st.wpats) wr[p] = ws;
     }
-    for (int64_t i = 0; i < st.m; ++i)
-      for (int64_t j = 0; j < st.k; ++j) x[i * st.k + j] = bf_exact(xr[i % st.xpats][j]);
-    for (int64_t i = 0; i < st.n; ++i)
-      for (int64_t j = 0; j < st.k; ++j) w[i * st.k + j] = bf_exact(wr[i % st.wpats][j]);
+    // Each pattern converted once (exact in bf16), then copied to its rows in parallel.
+    std::vector<std::vector<bf16>> xb(st.xpats), wb(st.wpats);
+    for (int64_t p = 0; p < st.xpats; ++p)
+      for (double v : xr[p]) xb[p].push_back(bf_exact(v));
+    for (int64_t p = 0; p < st.wpats; ++p)
+      for (double v : wr[p]) wb[p].push_back(bf_exact(v));
+    fam::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const auto& src = r < st.m ? xb[r % st.xpats] : wb[(r - st.m) % st.wpats];
+        std::copy(src.begin(), src.end(), r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k]);
+      }
+    });
   } else {
     fam::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {

@@ -4,19 +4,21 @@
 #include "kc/families/affine.hpp"
 #include "qmv.cuh"
 
+#include <string>
+
 namespace {
 using namespace kc::affine_cu;
 
 // Decode rows 1..32; W rows in blocks of 8 (n's tile); K in steps of the group, a warp covering
 // 1,024 of it a step (k's tile).
-template <int B, int G> kc::Entry qmv_entry(const char* launch) {
+template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
   return kc::affine::projection(B, G, kc::DType::bf16)
       .served({{"m", {1, 8, 32}}, {"n", {64, 2048}}, {"k", {256, 4096}}})
       .tile("m", 8, 1, 1)
       .tile("n", kRowsPerBlock, 1, 1)
       .tile("k", kLaneStrideK, G, G)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"]); })
-      .launches({launch})
+      .launches({name + "/m1", name + "/m2", name + "/m4", name + "/m8"})
       .launch([](const kc::Buffers& b) {
         kc::cu::need_aligned16(b, {"x", "q"});
         const kc::Shape& s = b.shape();
@@ -28,10 +30,10 @@ template <int B, int G> kc::Entry qmv_entry(const char* launch) {
 
 #define KC_QMV(B, G)                                                                                         \
   KC_KERNEL("affine/qmv/b" #B "_g" #G, cuda) { return qmv_entry<B, G>("affine/qmv/b" #B "_g" #G); }          \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G, (kc_affine_qmv<B, G, 1, __nv_bfloat16>), 256, 0);                \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G, (kc_affine_qmv<B, G, 2, __nv_bfloat16>), 256, 0);                \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G, (kc_affine_qmv<B, G, 4, __nv_bfloat16>), 256, 0);                \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G, (kc_affine_qmv<B, G, 8, __nv_bfloat16>), 256, 0);
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m1", (kc_affine_qmv<B, G, 1, __nv_bfloat16>), 256, 0);          \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m2", (kc_affine_qmv<B, G, 2, __nv_bfloat16>), 256, 0);          \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m4", (kc_affine_qmv<B, G, 4, __nv_bfloat16>), 256, 0);          \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m8", (kc_affine_qmv<B, G, 8, __nv_bfloat16>), 256, 0);
 
 KC_QMV(2, 32)
 KC_QMV(2, 64)

@@ -27,17 +27,18 @@ kc::Entry gemv_entry(kc::DType out) {
 }  // namespace
 
 KC_KERNEL("dense/gemv/bf16", cuda) {
-  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16"}).launch(run_gemv<__nv_bfloat16>);
+  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m1", "dense/gemv/bf16/m2", "dense/gemv/bf16/m4", "dense/gemv/bf16/m8"}).launch(run_gemv<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv/f32", cuda) {
-  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32"}).launch(run_gemv<float>);
+  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m1", "dense/gemv/f32/m2", "dense/gemv/f32/m4", "dense/gemv/f32/m8"}).launch(run_gemv<float>);
 }
 
-KC_CUDA_LAUNCH("dense/gemv/bf16", (kc_gemv_bf16<1, 4, __nv_bfloat16>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16", (kc_gemv_bf16<2, 4, __nv_bfloat16>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16", (kc_gemv_bf16<4, 2, __nv_bfloat16>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16", (kc_gemv_bf16<8, 2, __nv_bfloat16>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32", (kc_gemv_bf16<1, 4, float>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32", (kc_gemv_bf16<2, 4, float>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32", (kc_gemv_bf16<4, 2, float>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32", (kc_gemv_bf16<8, 2, float>), 256, 0);
+// Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
+KC_CUDA_LAUNCH("dense/gemv/bf16/m1", (kc_gemv_bf16<1, 4, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m2", (kc_gemv_bf16<2, 4, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m4", (kc_gemv_bf16<4, 2, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m8", (kc_gemv_bf16<8, 2, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m1", (kc_gemv_bf16<1, 4, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m2", (kc_gemv_bf16<2, 4, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m4", (kc_gemv_bf16<4, 2, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m8", (kc_gemv_bf16<8, 2, float, Fault(0)>), 256, 0);

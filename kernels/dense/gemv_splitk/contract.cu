@@ -66,23 +66,24 @@ kc::Entry splitk_entry(kc::DType out) {
 KC_KERNEL("dense/gemv_splitk/bf16", cuda) {
   return splitk_entry(kc::DType::bf16)
       .replaces("dense/gemv/bf16", run_gemv<__nv_bfloat16>)
-      .launches({"dense/gemv_splitk/bf16"})
+      .launches({"dense/gemv_splitk/bf16/slices_m1", "dense/gemv_splitk/bf16/slices_m2", "dense/gemv_splitk/bf16/slices_m4", "dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/meet"})
       .launch(run_splitk<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv_splitk/f32", cuda) {
   return splitk_entry(kc::DType::f32)
       .replaces("dense/gemv/f32", run_gemv<float>)
-      .launches({"dense/gemv_splitk/f32"})
+      .launches({"dense/gemv_splitk/f32/slices_m1", "dense/gemv_splitk/f32/slices_m2", "dense/gemv_splitk/f32/slices_m4", "dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/meet"})
       .launch(run_splitk<float>);
 }
 
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<1, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<2, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<4, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_slices<8, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16", (kc_gemv_bf16_meet<__nv_bfloat16>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<1, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<2, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<4, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_slices<8, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32", (kc_gemv_bf16_meet<float>), 256, 0);
+// Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m1", (kc_gemv_bf16_slices<1, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m2", (kc_gemv_bf16_slices<2, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m4", (kc_gemv_bf16_slices<4, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m8", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/meet", (kc_gemv_bf16_meet<__nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m1", (kc_gemv_bf16_slices<1, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m2", (kc_gemv_bf16_slices<2, 4>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m4", (kc_gemv_bf16_slices<4, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m8", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/meet", (kc_gemv_bf16_meet<float, Fault(0)>), 256, 0);

@@ -1,0 +1,247 @@
+// H200 benchmark of the dense and affine projections, side by side with measured copy bandwidth
+// and cuBLAS (bf16 in, fp32 compute): decode GEMV and its split-K form at 1, 8 and 32 rows, the
+// tensor-core prompt GEMM at 512..8,192 rows, the MLX affine decode against its bytes moved.
+// Standalone (nvcc -O3 -arch=sm_90 -std=c++17 bench_dense.cu -lcublas); prints one table a part.
+// Weights rotate through copies totalling more than L2 (50 MiB on an H200), so decode timings are
+// of HBM, not of cache. Each kernel's output is also compared with cuBLAS's (max relative error).
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include "../../../kernels/affine/qmv/qmv.cuh"
+#include "../../../kernels/dense/gemm/gemm.cuh"
+#include "../../../kernels/dense/gemv/gemv.cuh"
+
+#define CK(x)                                                                             \
+  do {                                                                                    \
+    cudaError_t e_ = (x);                                                                 \
+    if (e_ != cudaSuccess) {                                                              \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                       \
+    }                                                                                     \
+  } while (0)
+#define CB(x)                                                                  \
+  do {                                                                         \
+    cublasStatus_t s_ = (x);                                                   \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
+      std::fprintf(stderr, "%s:%d %s: cublas %d\n", __FILE__, __LINE__, #x, int(s_)); \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace {
+
+__global__ void fill_bf16(__nv_bfloat16* p, size_t n, uint32_t seed, float scale) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = __float2bfloat16((float(h & 0xffff) / 65536.f - 0.5f) * scale);
+  }
+}
+__global__ void fill_u32(uint32_t* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = h;
+  }
+}
+__global__ void copy_kernel(const uint4* __restrict__ a, uint4* __restrict__ b, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    b[i] = a[i];
+}
+
+// Median of `reps` timed launches (each launch given the rotation index).
+double time_ms(const std::function<void(int)>& f, int reps = 30) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f(i);
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventRecord(a));
+    f(i);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  CK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+__nv_bfloat16* alloc_bf16(size_t n, uint32_t seed, float scale) {
+  __nv_bfloat16* p;
+  CK(cudaMalloc(&p, n * 2));
+  fill_bf16<<<1024, 256>>>(p, n, seed, scale);
+  return p;
+}
+
+double max_rel(const __nv_bfloat16* a, const __nv_bfloat16* b, size_t n) {
+  std::vector<__nv_bfloat16> ha(n), hb(n);
+  CK(cudaMemcpy(ha.data(), a, n * 2, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(hb.data(), b, n * 2, cudaMemcpyDeviceToHost));
+  double mx = 0, scale = 0;
+  for (size_t i = 0; i < n; ++i) scale = std::max(scale, std::fabs(double(__bfloat162float(hb[i]))));
+  for (size_t i = 0; i < n; ++i)
+    mx = std::max(mx, std::fabs(double(__bfloat162float(ha[i])) - double(__bfloat162float(hb[i]))));
+  return scale > 0 ? mx / scale : mx;
+}
+
+void cublas_gemm(cublasHandle_t h, const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N,
+                 int K) {
+  const float one = 1.f, zero = 0.f;
+  // Row-major y = x W^T is column-major y^T = W x^T: W is k x n column-major, read transposed.
+  CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, w, CUDA_R_16BF, K, x, CUDA_R_16BF, K, &zero, y,
+                  CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace
+
+int main() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs, L2 %d MiB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  cublasHandle_t h;
+  CB(cublasCreate(&h));
+
+  // Copy bandwidth: a 1 GiB device-to-device copy (read + write), by cudaMemcpy and by a kernel.
+  const size_t cbytes = size_t(1) << 30;
+  uint4 *ca, *cb;
+  CK(cudaMalloc(&ca, cbytes));
+  CK(cudaMalloc(&cb, cbytes));
+  CK(cudaMemset(ca, 1, cbytes));
+  double t_memcpy = time_ms([&](int) { CK(cudaMemcpyAsync(cb, ca, cbytes, cudaMemcpyDeviceToDevice)); }, 10);
+  double t_kcopy = time_ms([&](int) { copy_kernel<<<prop.multiProcessorCount * 8, 256>>>(ca, cb, cbytes / 16); }, 10);
+  const double bw_memcpy = 2.0 * cbytes / t_memcpy / 1e6, bw_kcopy = 2.0 * cbytes / t_kcopy / 1e6;
+  const double copy_bw = std::max(bw_memcpy, bw_kcopy);  // GB/s
+  std::printf("copy bandwidth: cudaMemcpy %.0f GB/s, copy kernel %.0f GB/s (reference: %.0f GB/s)\n\n", bw_memcpy,
+              bw_kcopy, copy_bw);
+  CK(cudaFree(ca));
+  CK(cudaFree(cb));
+
+  // ---- decode ----------------------------------------------------------------------------------
+  std::printf("DECODE bf16 y = x W^T (GB/s = weight+x+y bytes / time; %% of copy bandwidth)\n");
+  std::printf("%-6s %-6s %-6s | %9s %7s %6s | %9s %7s %6s | %9s %7s %6s | %9s %9s\n", "M", "N", "K", "gemv us",
+              "GB/s", "%copy", "splitk us", "GB/s", "%copy", "cublas us", "GB/s", "%copy", "err gemv", "err splk");
+  const int shapes[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}};
+  for (auto& nk : shapes) {
+    const int N = nk[0], K = nk[1];
+    const size_t wn = size_t(N) * K;
+    const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / (wn * 2) + 1));
+    std::vector<__nv_bfloat16*> ws(copies);
+    for (int c = 0; c < copies; ++c) ws[c] = alloc_bf16(wn, 100 + c, 0.125f);
+    for (int M : {1, 8, 32}) {
+      __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 7, 2.f);
+      __nv_bfloat16 *y, *yr;
+      float* wsp;
+      CK(cudaMalloc(&y, size_t(M) * N * 2));
+      CK(cudaMalloc(&yr, size_t(M) * N * 2));
+      CK(cudaMalloc(&wsp, size_t(kc::dense_cu::kSlices) * M * N * 4));
+      const double bytes = double(wn) * 2 + double(M) * K * 2 + double(M) * N * 2;
+      double tg = time_ms([&](int i) { kc::dense_cu::launch_gemv<__nv_bfloat16>(x, ws[i % copies], y, M, N, K, 0); });
+      double ts = time_ms([&](int i) {
+        kc::dense_cu::launch_gemv_splitk<__nv_bfloat16>(x, ws[i % copies], wsp, y, M, N, K, 0);
+      });
+      double tc = time_ms([&](int i) { cublas_gemm(h, x, ws[i % copies], yr, M, N, K); });
+      cublas_gemm(h, x, ws[0], yr, M, N, K);
+      kc::dense_cu::launch_gemv<__nv_bfloat16>(x, ws[0], y, M, N, K, 0);
+      double eg = max_rel(y, yr, size_t(M) * N);
+      kc::dense_cu::launch_gemv_splitk<__nv_bfloat16>(x, ws[0], wsp, y, M, N, K, 0);
+      double es = max_rel(y, yr, size_t(M) * N);
+      auto gb = [&](double ms) { return bytes / ms / 1e6; };
+      std::printf("%-6d %-6d %-6d | %9.1f %7.0f %5.0f%% | %9.1f %7.0f %5.0f%% | %9.1f %7.0f %5.0f%% | %9.2e %9.2e\n", M,
+                  N, K, tg * 1e3, gb(tg), 100 * gb(tg) / copy_bw, ts * 1e3, gb(ts), 100 * gb(ts) / copy_bw, tc * 1e3,
+                  gb(tc), 100 * gb(tc) / copy_bw, eg, es);
+      CK(cudaFree(x));
+      CK(cudaFree(y));
+      CK(cudaFree(yr));
+      CK(cudaFree(wsp));
+    }
+    for (auto p : ws) CK(cudaFree(p));
+  }
+
+  // ---- prompt ----------------------------------------------------------------------------------
+  std::printf("\nPROMPT bf16 GEMM y = x W^T, fp32 sums, bf16 out (TFLOP/s; ours as %% of cuBLAS)\n");
+  std::printf("%-6s %-6s %-6s | %9s %8s | %9s %8s | %7s | %9s\n", "M", "N", "K", "ours ms", "TFLOP/s", "cublas ms",
+              "TFLOP/s", "ratio", "max rel");
+  CK(kc::gemm_cu::prepare_gemm<__nv_bfloat16>());
+  const int pshapes[][2] = {{4096, 4096}, {14336, 4096}};
+  for (auto& nk : pshapes) {
+    const int N = nk[0], K = nk[1];
+    __nv_bfloat16* w = alloc_bf16(size_t(N) * K, 3, 0.125f);
+    for (int M : {512, 1024, 2048, 4096, 8192}) {
+      __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 5, 2.f);
+      __nv_bfloat16 *y, *yr;
+      CK(cudaMalloc(&y, size_t(M) * N * 2));
+      CK(cudaMalloc(&yr, size_t(M) * N * 2));
+      double to = time_ms([&](int) { kc::gemm_cu::launch_gemm<__nv_bfloat16>(x, w, y, M, N, K, 0); }, 20);
+      double tc = time_ms([&](int) { cublas_gemm(h, x, w, yr, M, N, K); }, 20);
+      double err = max_rel(y, yr, size_t(M) * N);
+      const double fl = 2.0 * M * N * K;
+      std::printf("%-6d %-6d %-6d | %9.3f %8.1f | %9.3f %8.1f | %6.0f%% | %9.2e\n", M, N, K, to, fl / to / 1e9, tc,
+                  fl / tc / 1e9, 100 * tc / to, err);
+      CK(cudaFree(x));
+      CK(cudaFree(y));
+      CK(cudaFree(yr));
+    }
+    CK(cudaFree(w));
+  }
+
+  // ---- affine decode ---------------------------------------------------------------------------
+  std::printf("\nAFFINE decode (MLX affine, bf16 out; bytes = codes + scales + biases + x + y; %% of copy)\n");
+  std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy");
+  auto run_affine = [&](int bits, int group, int M, int N, int K) {
+    const size_t qwords = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
+    const size_t per = qwords * 4 + G * 4;
+    const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / per + 1));
+    std::vector<uint32_t*> qs(copies);
+    std::vector<__nv_bfloat16*> ss(copies), bs(copies);
+    for (int c = 0; c < copies; ++c) {
+      CK(cudaMalloc(&qs[c], qwords * 4));
+      fill_u32<<<1024, 256>>>(qs[c], qwords, 11 + c);
+      ss[c] = alloc_bf16(G, 21 + c, 0.01f);
+      bs[c] = alloc_bf16(G, 31 + c, 0.1f);
+    }
+    __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 9, 2.f);
+    __nv_bfloat16* y;
+    CK(cudaMalloc(&y, size_t(M) * N * 2));
+    auto launch = [&](int i) {
+      const int c = i % copies;
+#define KC_AFF(B, GR)                                                                                        \
+  if (bits == B && group == GR) {                                                                           \
+    kc::affine_cu::launch_qmv<B, GR, __nv_bfloat16>(x, qs[c], ss[c], bs[c], y, M, N, K, 0);                  \
+    return;                                                                                                 \
+  }
+      KC_AFF(2, 64) KC_AFF(3, 64) KC_AFF(4, 64) KC_AFF(5, 64) KC_AFF(6, 64) KC_AFF(8, 64) KC_AFF(4, 32)
+      KC_AFF(4, 128)
+#undef KC_AFF
+    };
+    double t = time_ms(launch);
+    const double bytes = double(per) + double(M) * K * 2 + double(M) * N * 2;
+    std::printf("%-4d %-5d %-4d %-6d %-6d | %9.1f %7.0f %5.0f%%\n", bits, group, M, N, K, t * 1e3, bytes / t / 1e6,
+                100 * bytes / t / 1e6 / copy_bw);
+    for (int c = 0; c < copies; ++c) {
+      CK(cudaFree(qs[c]));
+      CK(cudaFree(ss[c]));
+      CK(cudaFree(bs[c]));
+    }
+    CK(cudaFree(x));
+    CK(cudaFree(y));
+  };
+  for (int bits : {2, 3, 4, 5, 6, 8})
+    for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
+  for (int group : {32, 128}) run_affine(4, group, 1, 4096, 4096);
+  for (int bits : {4, 8})
+    for (int M : {1, 32}) run_affine(bits, 64, M, 14336, 4096);
+  CB(cublasDestroy(h));
+  return 0;
+}
