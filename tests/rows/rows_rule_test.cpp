@@ -24,8 +24,12 @@ TEST(RowsRule, ArgmaxRuleHoldsAndCatches) {
     write_want(c, e);
     EXPECT_EQ(e.rig.rule(c), "") << e.rig.plants[size_t(p)];
     auto id = values(c, "id");
-    if (p == 0) EXPECT_EQ(id[1], -1);  // the NaN row is flagged
-    if (p == 1) EXPECT_EQ(id[1], 10);  // +Inf at column 10 is the max
+    if (p == 0) {
+      EXPECT_EQ(id[1], -1);  // the NaN row is flagged
+    }
+    if (p == 1) {
+      EXPECT_EQ(id[1], 10);  // +Inf at column 10 is the max
+    }
     set(c, "id", 1, id[1] == 0 ? 1 : 0);
     EXPECT_NE(e.rig.rule(c).find("row 1"), std::string::npos);
   }
@@ -52,7 +56,9 @@ TEST(RowsRule, TopkRuleHoldsAndCatches) {
     write_want(c, e);
     EXPECT_EQ(e.rig.rule(c), "") << e.rig.plants[size_t(p)];
     // NaN ranks first.
-    if (p == 0) EXPECT_EQ(values(c, "ids")[4], 5);
+    if (p == 0) {
+      EXPECT_EQ(values(c, "ids")[4], 5);
+    }
     // Swapping two ranks breaks the order.
     auto ids = values(c, "ids");
     set(c, "ids", 4, ids[5]);

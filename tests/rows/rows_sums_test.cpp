@@ -137,7 +137,9 @@ TEST(RowsSums, AddRmsNormResidualsAreExact) {
     auto ex = e.rig.reference(c);
     EXPECT_EQ(rep[0], ex[0].want);  // h does not depend on the sum
     for (size_t i = 0; i < 256; ++i)
-      if (ex[1].want[i] != 0) EXPECT_EQ(rep[1][i], 0);
+      if (ex[1].want[i] != 0) {
+        EXPECT_EQ(rep[1][i], 0);
+      }
     // Gate 4's integer sums are exact: the y interval has no gamma in it.
     auto cr = prepared(e, shape(2, 256), Fill{FillKind::random}, 3);
     auto er = e.rig.reference(cr);
