@@ -2,6 +2,8 @@
 #include "hip_audit.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cxxabi.h>
 #include <sstream>
 
 #include "kc/limits/elf.hpp"
@@ -154,6 +156,34 @@ std::string base_name(const std::string& m) {
     return name;
   }
   return ident(name) ? name : "";
+}
+
+std::string template_id(const std::string& m) {
+  if (m.rfind("_Z", 0) != 0 || m.size() > 4096) return "";
+  // GCC 12's demangler does not know DF16b (__bf16); spelled as the vendor type u6__bf16 it does.
+  // That shifts later back-references, which only the parameters use, and those are dropped below.
+  std::string in = m;
+  for (size_t p = in.find("DF16b"); p != std::string::npos; p = in.find("DF16b", p + 8)) in.replace(p, 5, "u6__bf16");
+  int status = 0;
+  char* d = abi::__cxa_demangle(in.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || !d) {
+    std::free(d);
+    return "";
+  }
+  std::string s(d);
+  std::free(d);
+  // The parameter list is the last '(' outside template arguments; a kernel returns void.
+  int angle = 0;
+  size_t params = std::string::npos;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++angle;
+    else if (s[i] == '>') --angle;
+    else if (s[i] == '(' && angle == 0) params = i;
+  }
+  if (params == std::string::npos) return "";
+  s.resize(params);
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  return s.find('<') == std::string::npos ? "" : s;
 }
 
 std::string image_of(const std::string& path) {

@@ -42,6 +42,10 @@ void merge_instance(HipRecord& r, const HipRecord& other);
 // The source name of a kernel symbol: "kc_x" for "kc_x", "_Z12kc_topk_bf16ILi1EE..." and
 // "_ZN2kc2cu4nameE..." give "kc_topk_bf16" and "kc::cu::name"; "" for what it cannot read.
 std::string base_name(const std::string& mangled);
+// The template-id of a kernel symbol as C++ spells it: "_Z12kc_gemv_bf16ILi1E...EvPK5uint4..." gives
+// "kc_gemv_bf16<1, 4, __bf16, (kc::dense_cu::Fault)0>" (demangled, less return type and parameters);
+// "" when it is not a mangled template. A launch may name one instance exactly this way.
+std::string template_id(const std::string& mangled);
 // Parses every RECORD hip line of a records file (other lines must be blank or # comments).
 std::vector<HipRecord> parse_records(const std::string& text, const std::string& name);
 

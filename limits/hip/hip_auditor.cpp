@@ -27,17 +27,19 @@ std::vector<HipLaunch> hip_launches(const std::vector<LaunchRow>& rows) {
     if (row.cols.empty() || row.backend() != "hip") continue;
     const std::string where = row.where();
     const auto& c = row.cols;
-    if (c.size() != 6) throw FormatError(where, "a hip row has 6 columns: hip launch symbol threads dyn_lds flags (has " + std::to_string(c.size()) + ")");
+    // The symbol may hold spaces (a template-id): it is every column between the launch and the last three.
+    if (c.size() < 6) throw FormatError(where, "a hip row has 6 columns: hip launch symbol threads dyn_lds flags (has " + std::to_string(c.size()) + ")");
+    const size_t n = c.size();
     HipLaunch l;
     l.name = c[1];
-    l.symbol = c[2];
+    for (size_t i = 2; i + 3 < n; ++i) l.symbol += (i > 2 ? " " : "") + c[i];
     l.where = where;
-    const uint64_t t = parse_uint(c[3], where, "threads");
-    if (t == 0 || t > 65536) throw FormatError(where, "threads " + c[3] + " is not 1..65536");
+    const uint64_t t = parse_uint(c[n - 3], where, "threads");
+    if (t == 0 || t > 65536) throw FormatError(where, "threads " + c[n - 3] + " is not 1..65536");
     l.threads = uint32_t(t);
-    l.dyn_lds = parse_uint(c[4], where, "dyn_lds");
-    if (c[5] != "-") {
-      std::istringstream fl(c[5]);
+    l.dyn_lds = parse_uint(c[n - 2], where, "dyn_lds");
+    if (c[n - 1] != "-") {
+      std::istringstream fl(c[n - 1]);
       std::string f;
       while (std::getline(fl, f, ',')) {
         if (f.rfind("control=", 0) == 0 && f.size() > 8) l.control = f.substr(8);
@@ -87,14 +89,16 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
       for (const CodeObject& co : objects) {
         if (co.chip != chip || (!l.image.empty() && co.image != l.image)) continue;
         for (const AmdKernel& k : co.kernels) {
-          if (k.name != l.symbol && base_name(k.name) != l.symbol) continue;
+          // The symbol names one kernel (as mangled, or its template-id) or all instances of a name.
+          if (k.name != l.symbol && base_name(k.name) != l.symbol && template_id(k.name) != l.symbol) continue;
           if (have && from != co.path) {
             errors.push_back("launch " + l.name + ": symbol " + l.symbol + " is in two code objects for " + chip + ": " +
                              from + " and " + co.path + " (name one with the flag image=<image>)");
             continue;
           }
           HipRecord one = record_of(l.name, k, chip, co.image);
-          one.symbol = l.symbol;
+          one.symbol = l.symbol;  // a RECORD line's fields hold no spaces: "kc_f<1, 4>" is kept as "kc_f<1,4>"
+          one.symbol.erase(std::remove(one.symbol.begin(), one.symbol.end(), ' '), one.symbol.end());
           if (have) merge_instance(rec, one);
           else rec = one, have = true, from = co.path;
         }

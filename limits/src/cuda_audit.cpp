@@ -255,9 +255,11 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     return a;
   }
 
+  a.image_list = std::move(images);
+  const auto& imgs = a.image_list;
   // Kernels by SM.
   std::map<int, std::vector<std::pair<const Image*, const KernelUsage*>>> by_sm;
-  for (const auto& im : images)
+  for (const auto& im : imgs)
     for (const auto& k : im.cubin.kernels) by_sm[im.cubin.sm].push_back({&im, &k});
 
   std::vector<RecordSet> sets;

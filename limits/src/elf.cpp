@@ -1,11 +1,14 @@
 #include "kc/limits/elf.hpp"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace kc::limits {
 
 std::shared_ptr<const std::vector<uint8_t>> read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw FormatError(path, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw FormatError(path, "cannot open file");
   auto end = in.tellg();

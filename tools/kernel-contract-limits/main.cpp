@@ -79,21 +79,16 @@ int main(int argc, char** argv) {
     // Every kernel of every image (for writing a launches.tsv row), and the cubins themselves.
     int n = 0;
     if (!extract_dir.empty()) std::filesystem::create_directories(extract_dir, ec);
-    for (const auto& b : cfg.binaries) {
-      try {
-        for (const auto& im : kc::limits::read_images(b)) {
-          std::string file;
-          if (!extract_dir.empty()) {
-            file = extract_dir + "/" + std::to_string(n++) + "_sm_" + std::to_string(im.cubin.sm) + ".cubin";
-            std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(im.bytes->data()), static_cast<std::streamsize>(im.bytes->size()));
-          }
-          if (!kernels) continue;
-          for (const auto& k : im.cubin.kernels)
-            std::cout << "KERNEL " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
-                      << " section=" << k.shared_section << (file.empty() ? "" : " cubin=" + file) << " name=" << k.name << " [" << im.where << "]\n";
-        }
-      } catch (const kc::limits::FormatError&) {
-      }  // already reported by the audit
+    for (const auto& im : a.image_list) {
+      std::string file;
+      if (!extract_dir.empty()) {
+        file = extract_dir + "/" + std::to_string(n++) + "_sm_" + std::to_string(im.cubin.sm) + ".cubin";
+        std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(im.bytes->data()), static_cast<std::streamsize>(im.bytes->size()));
+      }
+      if (!kernels) continue;
+      for (const auto& k : im.cubin.kernels)
+        std::cout << "KERNEL " << kc::limits::record_line("-", "sm_" + std::to_string(im.cubin.sm), k).substr(14)
+                  << " section=" << k.shared_section << (file.empty() ? "" : " cubin=" + file) << " name=" << k.name << " [" << im.where << "]\n";
     }
   }
   auto& r = a.result;

@@ -46,6 +46,7 @@ struct CudaAudit {
   std::vector<std::string> declared;  // every declared CUDA launch name (before --only)
   std::string regen;                  // the command that re-derives the records
   size_t images = 0, kernels = 0;
+  std::vector<Image> image_list;  // every image read, in order
 };
 
 // Runs the audit. With `compare_records` false the records are not read (writing them).
