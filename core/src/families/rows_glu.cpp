@@ -53,14 +53,24 @@ Entry glu(const Glu& f) {
     y.mag.assign(g.size(), 0.0);
     y.lo.resize(g.size());
     y.hi.resize(g.size());
+    // g is bf16: its activation (value and interval) depends on its 16 bits alone, so each of the
+    // 65536 values is worked out once (large shapes repeat them millions of times).
+    struct Act {
+      bool done = false;
+      double v;
+      Interval iv;
+    };
+    std::vector<Act> acts(65536);
     for (size_t i = 0; i < g.size(); ++i) {
-      double w = bf(f.act(g[i]) * u[i]);
+      Act& a = acts[to_bf16(g[i], Round::nearest).bits];
+      if (!a.done) a = {true, f.act(g[i]), f.act_iv(c, Interval::point(g[i]))};
+      double w = bf(a.v * u[i]);
       y.want[i] = w;
       if (!std::isfinite(w)) {  // gate 1 compares classes; a non-finite want is its own interval
         y.lo[i] = y.hi[i] = w;
         continue;
       }
-      Interval iv = bfi(fp32_step(f.act_iv(c, Interval::point(g[i])) * Interval::point(u[i])));
+      Interval iv = bfi(fp32_step(a.iv * Interval::point(u[i])));
       y.lo[i] = iv.nan ? -INFINITY : iv.lo;
       y.hi[i] = iv.nan ? INFINITY : iv.hi;
     }
