@@ -97,7 +97,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     }
 #pragma unroll
     for (int i = 0; i < MB; ++i) {
-      if (m0 + i >= M) break;
+      if (m0 + i < M) {
       const uint4* xv = reinterpret_cast<const uint4*>(x + size_t(m0 + i) * K + size_t(p) * kPackCodes);
       float a = 0.f, xs = 0.f;
 #pragma unroll
@@ -119,6 +119,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
       else
         t = fmaf(sv, a, bv * xs);
       acc[i] += t;
+      }
     }
 #pragma unroll
     for (int j = 0; j < BITS; ++j) u[j] = un[j];
