@@ -185,6 +185,22 @@ __device__ inline __half __float2half_rn(float f) { return (__half)f; }
 __device__ inline unsigned short __half_as_ushort(__half h) { return __builtin_bit_cast(unsigned short, h); }
 __device__ inline __half __ushort_as_half(unsigned short u) { return __builtin_bit_cast(__half, u); }
 
+__device__ inline __nv_bfloat16 __float2bfloat16_rn(float f) { return (__nv_bfloat16)f; }
+__device__ inline float __uint_as_float(unsigned u) { return __builtin_bit_cast(float, u); }
+__device__ inline unsigned __float_as_uint(float f) { return __builtin_bit_cast(unsigned, f); }
+
+// Vector types as CUDA lays them out (aligned to their size, members x, y, z, w).
+struct __attribute__((aligned(16))) uint4 { unsigned x, y, z, w; };
+struct __attribute__((aligned(8))) uint2 { unsigned x, y; };
+struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
+struct __attribute__((aligned(8))) int2 { int x, y; };
+__device__ inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+__device__ inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
+
+// Read-only and streaming loads: cache hints on NVIDIA; plain loads here (the value is the same).
+template <class T> __device__ inline T __ldg(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcs(const T* p) { return *p; }
+
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 struct __attribute__((aligned(8))) float2 { float x, y; };
 __device__ inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }

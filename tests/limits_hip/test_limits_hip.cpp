@@ -68,6 +68,12 @@ TEST(HipReader, BaseNames) {
   EXPECT_EQ(base_name("_Z12kc_topk_bf16ILi1EEvPK5kc_u4PiPtii"), "kc_topk_bf16");
   EXPECT_EQ(base_name("_ZN2kc2cu4nameEv"), "kc::cu::name");
   EXPECT_EQ(base_name("_Z999x"), "");
+  EXPECT_EQ(template_id("_Z12kc_gemv_bf16ILi1ELi4EDF16bLN2kc8dense_cu5FaultE0EEvPK5uint4S5_PT1_iii"),
+            "kc_gemv_bf16<1, 4, __bf16, (kc::dense_cu::Fault)0>");
+  EXPECT_EQ(template_id("_Z19kc_gemv_bf16_slicesILi1ELi4EEvPK5uint4S2_Pfiii"), "kc_gemv_bf16_slices<1, 4>");
+  EXPECT_EQ(template_id("_Z4kc_xPf"), "");  // not a template
+  EXPECT_EQ(template_id("kc_x"), "");
+  EXPECT_EQ(template_id("_Zgarbage"), "");
 }
 
 // The chip rows against LLVM 19's own occupancy: 97 VGPRs give 9 waves a SIMD on gfx1030, 12 on

@@ -12,3 +12,6 @@
 // Host runtime calls that shared host code makes: declared so it parses, never emitted here.
 enum cudaError_t { cudaSuccess = 0 };
 __host__ cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t stream = 0);
+__host__ cudaError_t cudaMalloc(void** p, size_t bytes);
+template <class T> __host__ cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
+__host__ cudaError_t cudaFree(void* p);
