@@ -15,7 +15,7 @@ KC_ROW_KERNEL void kc_cl_row_argmax(global const ushort* x, global int* id, int 
   int at = cols;  // no column yet
   for (int c = t; c < cols; c += KC_WG) {
     const float v = kc_bf16_to_f32(xr[c]);
-    if (v != v) nan_seen = 1;  // every writer stores the same value
+    if (v != v) atomic_or(&nan_seen, 1);
     else if (v > best || (v == best && c < at)) best = v, at = c;
   }
   val[t] = best;
