@@ -15,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "../../../kernels/affine/qmm/qmm.cuh"
 #include "../../../kernels/affine/qmv/qmv.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemv/gemv.cuh"
@@ -242,6 +243,32 @@ int main() {
   for (int group : {32, 128}) run_affine(4, group, 1, 4096, 4096);
   for (int bits : {4, 8})
     for (int M : {1, 32}) run_affine(bits, 64, M, 14336, 4096);
+
+  // ---- affine prompt ---------------------------------------------------------------------------
+  std::printf("\nAFFINE prompt tiles (4 bits, group 64, bf16 out; TFLOP/s; as %% of cuBLAS bf16 on dense weights)\n");
+  std::printf("%-6s %-6s %-6s | %9s %8s | %9s %8s | %7s\n", "M", "N", "K", "ours ms", "TFLOP/s", "cublas ms", "TFLOP/s",
+              "ratio");
+  for (int M : {512, 2048, 8192}) {
+    const int N = 4096, K = 4096, G = K / 64;
+    uint32_t* q;
+    CK(cudaMalloc(&q, size_t(N) * K / 8));
+    fill_u32<<<1024, 256>>>(q, size_t(N) * K / 8, 5);
+    __nv_bfloat16* s = alloc_bf16(size_t(N) * G, 6, 0.01f);
+    __nv_bfloat16* b = alloc_bf16(size_t(N) * G, 7, 0.1f);
+    __nv_bfloat16* w = alloc_bf16(size_t(N) * K, 8, 0.125f);
+    __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 9, 2.f);
+    __nv_bfloat16 *y, *yr;
+    float* xs;
+    CK(cudaMalloc(&y, size_t(M) * N * 2));
+    CK(cudaMalloc(&yr, size_t(M) * N * 2));
+    CK(cudaMalloc(&xs, size_t(M) * (K / 32) * 4));
+    double to = time_ms([&](int) { kc::qmm_cu::launch_qmm<4, 64, __nv_bfloat16>(x, q, s, b, xs, y, M, N, K, 0); }, 20);
+    double tc = time_ms([&](int) { cublas_gemm(h, x, w, yr, M, N, K); }, 20);
+    const double fl = 2.0 * M * N * K;
+    std::printf("%-6d %-6d %-6d | %9.3f %8.1f | %9.3f %8.1f | %6.0f%%\n", M, N, K, to, fl / to / 1e9, tc, fl / tc / 1e9,
+                100 * tc / to);
+    for (void* p : {(void*)q, (void*)s, (void*)b, (void*)w, (void*)x, (void*)y, (void*)yr, (void*)xs}) CK(cudaFree(p));
+  }
   CB(cublasDestroy(h));
   return 0;
 }

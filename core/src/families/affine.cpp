@@ -95,7 +95,7 @@ void prepare(Case& c, int bits, int group, DType out) {
       if (r < st.m) {
         for (int64_t j = 0; j < st.k; ++j) {
           bf16 v = fam::spread_bf16(rng, -3, 3);
-          x[r * st.k + j] = nf ? bf_exact(std::fabs(bf(v))) : v;
+          x[r * st.k + j] = nf ? bf16{uint16_t(v.bits & 0x7fff)} : v;  // |v| by its sign bit
         }
         continue;
       }
@@ -105,7 +105,7 @@ void prepare(Case& c, int bits, int group, DType out) {
       pack_row(codes.data(), st.k, bits, &q[n * st.wpr]);
       for (int64_t g = 0; g < st.g; ++g) {
         bf16 sv = fam::spread_bf16(rng, -7, -4);
-        s[n * st.g + g] = nf ? bf_exact(std::fabs(bf(sv))) : sv;
+        s[n * st.g + g] = nf ? bf16{uint16_t(sv.bits & 0x7fff)} : sv;
         b[n * st.g + g] = fam::spread_bf16(rng, -5, -2);
       }
     }

@@ -109,10 +109,10 @@ void prepare(Case& c, DType out) {
   c.state = st;
 }
 
-// Each operand widened to double once (exact), row-major.
-std::vector<double> widen(std::span<const bf16> v) {
-  std::vector<double> d(v.size());
-  for (size_t i = 0; i < v.size(); ++i) d[i] = bf(v[i]);
+// An operand widened to float once (exact), row-major.
+std::vector<float> widen(std::span<const bf16> v) {
+  std::vector<float> d(v.size());
+  for (size_t i = 0; i < v.size(); ++i) d[i] = from_bf16(v[i]);
   return d;
 }
 
@@ -126,9 +126,9 @@ std::vector<Expected> reference(const Case& c) {
   e.mag.assign(size_t(st.m * st.n), 0);
   e.exact_sums = true;
   fam::parallel_for(st.n, [&](int64_t b, int64_t en) {
-    std::vector<double> wr(size_t(st.k));
+    std::vector<float> wr(size_t(st.k));
     for (int64_t n = b; n < en; ++n) {
-      for (int64_t j = 0; j < st.k; ++j) wr[j] = bf(w[n * st.k + j]);
+      for (int64_t j = 0; j < st.k; ++j) wr[j] = from_bf16(w[n * st.k + j]);
       for (int64_t m = 0; m < st.m; ++m)
         fam::dot_mag(&xd[m * st.k], wr.data(), st.k, e.want[m * st.n + n], e.mag[m * st.n + n]);
     }
