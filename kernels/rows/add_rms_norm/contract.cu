@@ -10,9 +10,9 @@ constexpr double kEps = 1e-6;
 // As rms_norm: the squares' chain, then / cols, + eps (and eps's own rounding), rsqrtf (2 ulp),
 // * inv, * w; the once-rounded form adds s = x + r in fp32 (one more op).
 template <bool ONCE>
-kc::Entry entry(kc::rows::Residual form, const char* launch) {
+kc::Entry entry(kc::rows::Residual form, const char* launch, Served env) {
   return kc::rows::add_rms_norm(form, kEps)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, ONCE ? 6 : 5)
@@ -29,10 +29,16 @@ kc::Entry entry(kc::rows::Residual form, const char* launch) {
 }  // namespace
 
 KC_KERNEL("rows/add_rms_norm/rounded", cuda) {
-  return entry<false>(kc::rows::Residual::rounded, "rows/add_rms_norm/rounded");
+  return entry<false>(kc::rows::Residual::rounded, "rows/add_rms_norm/rounded", decode_env({64, 4096, 16384}));
+}
+KC_KERNEL("rows/add_rms_norm/rounded/prompt", cuda) {
+  return entry<false>(kc::rows::Residual::rounded, "rows/add_rms_norm/rounded", prompt_env());
 }
 KC_KERNEL("rows/add_rms_norm/once_rounded", cuda) {
-  return entry<true>(kc::rows::Residual::once_rounded, "rows/add_rms_norm/once_rounded");
+  return entry<true>(kc::rows::Residual::once_rounded, "rows/add_rms_norm/once_rounded", decode_env({64, 4096, 16384}));
+}
+KC_KERNEL("rows/add_rms_norm/once_rounded/prompt", cuda) {
+  return entry<true>(kc::rows::Residual::once_rounded, "rows/add_rms_norm/once_rounded", prompt_env());
 }
 
 KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v1", (kc_add_rms_norm<false, 1>), 256, 0);

@@ -4,9 +4,9 @@
 
 using namespace kc::cu;
 
-KC_KERNEL("rows/max/bf16", cuda) {
+static kc::Entry k_rows_max_bf16(kc::cu::Served env) {
   return kc::rows::max(kc::DType::bf16, kc::DType::bf16)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .launches({"rows/max/bf16"})
@@ -17,5 +17,7 @@ KC_KERNEL("rows/max/bf16", cuda) {
                        stream_of(b));
       });
 }
+KC_KERNEL("rows/max/bf16", cuda) { return k_rows_max_bf16(kc::cu::decode_env({64, 4096, 16384})); }
+KC_KERNEL("rows/max/bf16/prompt", cuda) { return k_rows_max_bf16(kc::cu::prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/max/bf16", kc_row_max, 256, 0);

@@ -11,9 +11,9 @@ constexpr double kEps = 1e-6;
 // rounded to fp32: one more rounding), rsqrtf (2 ulp, CUDA C Programming Guide, table of
 // single-precision functions), * inv, * w.
 template <class Out>
-kc::Entry vec_entry(kc::DType out, const char* launch) {
+kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
   return kc::rows::rms_norm(kc::DType::bf16, out, kEps)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)  // up to 8 rows a block at narrow widths
       .tile("cols", kBlock * 8, 8, 8)   // one 16-byte vector a thread across 256 threads
       .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 5)
@@ -28,13 +28,28 @@ kc::Entry vec_entry(kc::DType out, const char* launch) {
 }
 }  // namespace
 
-KC_KERNEL("rows/rms_norm/bf16_out", cuda) { return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out"); }
-KC_KERNEL("rows/rms_norm/f16_out", cuda) { return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out"); }
-KC_KERNEL("rows/rms_norm/f32_out", cuda) { return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out"); }
+KC_KERNEL("rows/rms_norm/bf16_out", cuda) {
+  return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out", decode_env({64, 4096, 16384}));
+}
+KC_KERNEL("rows/rms_norm/bf16_out/prompt", cuda) {
+  return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out", prompt_env());
+}
+KC_KERNEL("rows/rms_norm/f16_out", cuda) {
+  return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out", decode_env({64, 4096, 16384}));
+}
+KC_KERNEL("rows/rms_norm/f16_out/prompt", cuda) {
+  return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out", prompt_env());
+}
+KC_KERNEL("rows/rms_norm/f32_out", cuda) {
+  return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out", decode_env({64, 4096, 16384}));
+}
+KC_KERNEL("rows/rms_norm/f32_out/prompt", cuda) {
+  return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out", prompt_env());
+}
 
-KC_KERNEL("rows/rms_norm/tree_f32", cuda) {
+static kc::Entry tree_entry(Served env) {
   return kc::rows::rms_norm(kc::DType::bf16, kc::DType::f32, kEps)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {1, 4096, 16384}}})
+      .served(std::move(env))
       .tile("cols", 256, 1, 1)  // one element a thread a pass
       .sums(kc::DType::f32, [](const kc::Shape& s) { return tree_depth(s["cols"]); }, 5)
       .ulp("rsqrtf", 2)
@@ -45,6 +60,8 @@ KC_KERNEL("rows/rms_norm/tree_f32", cuda) {
                              int(b.shape()["cols"]), float(kEps), stream_of(b));
       });
 }
+KC_KERNEL("rows/rms_norm/tree_f32", cuda) { return tree_entry(decode_env({1, 4096, 16384})); }
+KC_KERNEL("rows/rms_norm/tree_f32/prompt", cuda) { return tree_entry(prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v1", (kc_rms_norm_vec<Bf16Out, 1>), 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v2", (kc_rms_norm_vec<Bf16Out, 2>), 256, 0);

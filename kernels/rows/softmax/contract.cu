@@ -6,9 +6,9 @@ using namespace kc::cu;
 
 // y = exp_diff(x, max) * (1 / sum): expf (2 ulp, CUDA C Programming Guide), its fma correction, the
 // reciprocal and the multiply.
-KC_KERNEL("rows/softmax/bf16", cuda) {
+static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 1024, 4096}}})
+      .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 3)
@@ -22,11 +22,14 @@ KC_KERNEL("rows/softmax/bf16", cuda) {
                            stream_of(b));
       });
 }
+KC_KERNEL("rows/softmax/bf16", cuda) { return k_rows_softmax_bf16(kc::cu::decode_env({64, 1024, 4096})); }
+KC_KERNEL("rows/softmax/bf16/prompt", cuda) { return k_rows_softmax_bf16(kc::cu::prompt_env()); }
 
 // Rows past 4,096 keys: the online form (a running max and a rescaled sum, then a second pass).
-KC_KERNEL("rows/softmax/bf16_long", cuda) {
+static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
-      .served({{"rows", {1, 32, 8192}}, {"cols", {64, 8192, 16384}}})
+      .served(std::move(env))
+      .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return online_depth(s["cols"]); }, 3)
       .ulp("expf", 2)
@@ -38,6 +41,8 @@ KC_KERNEL("rows/softmax/bf16_long", cuda) {
                               int(b.shape()["cols"]), stream_of(b));
       });
 }
+KC_KERNEL("rows/softmax/bf16_long", cuda) { return k_rows_softmax_bf16_long(kc::cu::decode_env({64, 8192, 16384})); }
+KC_KERNEL("rows/softmax/bf16_long/prompt", cuda) { return k_rows_softmax_bf16_long(kc::cu::prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/softmax/bf16/v1", (kc_softmax_vec<1>), 256, 0);
 KC_CUDA_LAUNCH("rows/softmax/bf16/v2", (kc_softmax_vec<2>), 256, 0);

@@ -4,9 +4,9 @@
 
 using namespace kc::cu;
 
-KC_KERNEL("rows/sum/f32", cuda) {
+static kc::Entry k_rows_sum_f32(kc::cu::Served env) {
   return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {64, 4096, 16384}}})
+      .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["cols"]); })
@@ -18,5 +18,7 @@ KC_KERNEL("rows/sum/f32", cuda) {
                        stream_of(b));
       });
 }
+KC_KERNEL("rows/sum/f32", cuda) { return k_rows_sum_f32(kc::cu::decode_env({64, 4096, 16384})); }
+KC_KERNEL("rows/sum/f32/prompt", cuda) { return k_rows_sum_f32(kc::cu::prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/sum/f32", kc_row_sum, 256, 0);

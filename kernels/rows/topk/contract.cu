@@ -6,9 +6,9 @@
 namespace {
 using namespace kc::cu;
 
-kc::Entry topk_entry(int k, int least_cols, const char* launch) {
+kc::Entry topk_entry(int k, int least_cols, const char* launch, bool prompt) {
   return kc::rows::topk(kc::DType::bf16, k)
-      .served({{"rows", {1, 7, 32, 8192}}, {"cols", {int64_t(least_cols), 4096, 16384}}})
+      .served(prompt ? prompt_env(least_cols) : decode_env({int64_t(least_cols), 4096, 16384}))
       .tile("cols", kBlock * 8, 8, least_cols)
       .launches(vpt_launches(launch))
       .launch([k](const kc::Buffers& b) {
@@ -22,8 +22,10 @@ kc::Entry topk_entry(int k, int least_cols, const char* launch) {
 }
 }  // namespace
 
-KC_KERNEL("rows/topk/bf16_k8", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k8"); }
-KC_KERNEL("rows/topk/bf16_k64", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64"); }
+KC_KERNEL("rows/topk/bf16_k8", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k8", false); }
+KC_KERNEL("rows/topk/bf16_k8/prompt", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k8", true); }
+KC_KERNEL("rows/topk/bf16_k64", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64", false); }
+KC_KERNEL("rows/topk/bf16_k64/prompt", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64", true); }
 
 KC_CUDA_LAUNCH("rows/topk/bf16_k8/v1", (kc_topk_bf16<1>), 256, 0);
 KC_CUDA_LAUNCH("rows/topk/bf16_k8/v2", (kc_topk_bf16<2>), 256, 0);
