@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The dense and affine families on an H200: the CUDA contract of every dense/ and affine/ entry and
-# control (gates 1-5, SUMMARY lines), then the benchmark against copy bandwidth and cuBLAS.
+# control (gates 1-5, SUMMARY lines), after the benchmark against copy bandwidth and cuBLAS.
 # Run from the repository root on the GPU machine:
 #   scripts/h200_dense.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-dense-h200, configured with -DKC_CUDA_SMS=90) holds bin/kernel-contract;
@@ -11,7 +11,20 @@ B=${1:-build-dense-h200}
 O=${2:-${OUT:-out-dense}}
 mkdir -p "$O"
 export PATH=/usr/local/cuda/bin:$PATH
+# Libraries carried beside the binaries (zstd, lz4) where the machine lacks them; the launch rows and
+# records of this checkout, wherever it lies.
+export LD_LIBRARY_PATH="$B/bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
+export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
 nvidia-smi -L > "$O/device.txt" 2>&1
+bench="$B/bin/bench_dense"
+if [ ! -x "$bench" ]; then
+  bench="$O/bench_dense"
+  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/dense/bench_dense.cu -lcublas -o "$bench" > "$O/bench_build.log" 2>&1 ||
+    { echo "bench build failed"; tail -5 "$O/bench_build.log"; }
+fi
+timeout "${KC_BENCH_TIMEOUT:-120}" "$bench" > "$O/bench_dense.txt" 2>&1
+echo "bench exit $?" >> "$O/bench_dense.txt"
 for fam in ${KC_FAMILIES:-dense affine}; do
   log="$O/contract_$fam.log"
   start=$(date +%s)
@@ -19,12 +32,4 @@ for fam in ${KC_FAMILIES:-dense affine}; do
   echo "exit $? after $(( $(date +%s) - start )) s" >> "$log"
   grep -E "SUMMARY|^exit" "$log"
 done
-bench="$B/bin/bench_dense"
-if [ ! -x "$bench" ]; then
-  bench="$O/bench_dense"
-  nvcc -O3 -arch=sm_90 -std=c++17 bench/cuda/dense/bench_dense.cu -lcublas -o "$bench" > "$O/bench_build.log" 2>&1 ||
-    { echo "bench build failed"; tail -5 "$O/bench_build.log"; exit 1; }
-fi
-timeout "${KC_BENCH_TIMEOUT:-150}" "$bench" > "$O/bench_dense.txt" 2>&1
-echo "bench exit $?" >> "$O/bench_dense.txt"
 cat "$O/bench_dense.txt"
