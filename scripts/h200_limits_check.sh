@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
   bad += launch("fx_bounds dyn optin-4096", "_Z9fx_boundsPKfPf", 256, optin - 4096, optin - 4096, true, {&x, &y});
   bad += launch("fx_bounds dyn optin-4095", "_Z9fx_boundsPKfPf", 256, optin - 4095, optin - 4095, false, {&x, &y});
   bad += launch("fx_bounds past its bound", "_Z9fx_boundsPKfPf", 288, 0, -1, false, {&x, &y});
+  // fx_regs80: 80 registers, 2560 a warp. With the block's warps rounded up to 4, 768 threads is the
+  // most (24 warps); without the rounding 800 (25 warps) would fit.
+  bad += launch("fx_regs80 at 768", "_Z9fx_regs80PKfPfi", 768, 0, -1, true, {&x, &y, &nn});
+  bad += launch("fx_regs80 at 800", "_Z9fx_regs80PKfPfi", 800, 0, -1, false, {&x, &y, &nn});
   std::printf("LAUNCHES %d mismatches\n", bad);
   return bad ? 1 : 0;
 }

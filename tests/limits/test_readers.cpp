@@ -75,7 +75,7 @@ TEST(LimitsReaders, EveryServedSmIsInTheObject) {
     EXPECT_EQ(im.cubin.release(), "13.0") << im.where;  // nvcc 13.0: cuinfo 0x82
     EXPECT_NE(im.cubin.tool.find("release 13.0"), std::string::npos) << im.cubin.tool;
     EXPECT_EQ(im.cubin.abi, 8) << im.where;
-    EXPECT_EQ(im.cubin.kernels.size(), 9u) << im.where;
+    EXPECT_EQ(im.cubin.kernels.size(), 10u) << im.where;
   }
   EXPECT_EQ(sms, std::set<int>(kServed.begin(), kServed.end()));
 }
@@ -124,6 +124,11 @@ TEST(LimitsReaders, NumbersTheSourcesForce) {
     EXPECT_EQ(t.maxreg, 0);  // no cap
     EXPECT_EQ(t.bound(), 1024u);
     EXPECT_EQ(get(m, "fx_plain", sm).name, "fx_plain");
+
+    const auto& r80 = get(m, "_Z9fx_regs80PKfPfi", sm);
+    EXPECT_EQ(r80.maxreg, 80);
+    EXPECT_EQ(r80.regs, 80);  // 120 live values fill the cap
+    EXPECT_GT(r80.frame, 0u);
   }
 }
 
@@ -157,7 +162,7 @@ TEST(LimitsReaders, AgreeWithPtxasForEveryKernelAndSm) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 9 * static_cast<int>(kServed.size()));
+  EXPECT_EQ(checked, 10 * static_cast<int>(kServed.size()));
 }
 
 TEST(LimitsReaders, EveryContainerGivesTheSameKernels) {
@@ -170,7 +175,7 @@ TEST(LimitsReaders, EveryContainerGivesTheSameKernels) {
     return out;
   };
   const auto want = lines(read_images(path("forced.o")), 90);
-  ASSERT_EQ(want.size(), 9u);
+  ASSERT_EQ(want.size(), 10u);
   for (const char* f : {"libforced.so", "forced_exe", "forced_zstd.fatbin", "forced_lz4.fatbin", "forced_raw90.fatbin", "forced_90.cubin"}) {
     SCOPED_TRACE(f);
     EXPECT_EQ(lines(read_images(path(f)), 90), want);
