@@ -1,0 +1,37 @@
+// Test-only entries (not in kc_entries, so never in kernel-contract's run): a row sum that writes
+// to an illegal address, and one that never returns. backend_test runs each, then a served kernel
+// after it, to show the fault or hang is reported by its CUDA name and the run goes on.
+#include "kernels/common/cuda_contract.hpp"
+
+__global__ void kc_test_illegal_address(float* y) {
+  // Far past any allocation: the MMU refuses it (cudaErrorIllegalAddress).
+  y[(1ll << 40) + threadIdx.x] = 1.f;
+}
+
+__global__ void kc_test_spin(const float* x, float* y) {
+  // Waits for the input's first word to change, which nothing ever does.
+  volatile const unsigned* p = reinterpret_cast<volatile const unsigned*>(x);
+  const unsigned first = p[0];
+  while (p[0] == first) {
+  }
+  y[0] = 0.f;
+}
+
+KC_KERNEL("test/illegal_address/f32", cuda) {
+  return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {4}}, {"cols", {64}}})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"]); })
+      .note("planted in tests/cuda: must fault with cudaErrorIllegalAddress")
+      .launch([](const kc::Buffers& b) { kc_test_illegal_address<<<1, 32, 0, kc::cu::stream_of(b)>>>(b.out<float>("y")); });
+}
+
+KC_KERNEL("test/spin/f32", cuda) {
+  return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {4}}, {"cols", {64}}})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"]); })
+      .note("planted in tests/cuda: never returns; must be cut off as a hang")
+      .launch([](const kc::Buffers& b) {
+        kc_test_spin<<<1, 1, 0, kc::cu::stream_of(b)>>>(reinterpret_cast<const float*>(b.in<kc::bf16>("x")),
+                                                       b.out<float>("y"));
+      });
+}
