@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Writes the hip launch rows of every HIP build that includes a CUDA source, from that source's
+# folder's CUDA rows (one command regenerates them all; run it after CUDA launch rows change):
+#   limits/hip/mirror-cuda-launches.sh [REPO_ROOT]
+# For each folder holding *.hip files, every `#include "<path>"` that names a .cu/.cuh gives the CUDA
+# launches.tsv beside that path; each cuda row becomes
+#   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
+# (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses).
+# Folders whose .hip files include no CUDA source (the HIP gate 5 controls) are left alone.
+set -euo pipefail
+root=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
+cd "$root"
+mapfile -t dirs < <(find kernels controls -name '*.hip' -printf '%h\n' | sort -u)
+for d in "${dirs[@]}"; do
+  out="$d/launches.tsv"
+  rows=""
+  for h in "$d"/*.hip; do
+    inc=$(sed -n 's/^#include "\(.*\.cuh\?\)"$/\1/p' "$h" | head -1)
+    [ -n "$inc" ] || continue
+    src="$d/$(dirname "$inc")/launches.tsv"
+    [ -f "$src" ] || { echo "mirror: $h includes $inc but $src does not exist" >&2; exit 1; }
+    rel=${h%.hip}
+    image=${rel//\//.}
+    rows+=$(awk -v image="$image" '
+      $1 == "cuda" {
+        sym = $3; for (i = 4; i <= NF - 4; ++i) sym = sym " " $i
+        gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
+        if (sym ~ /^\(.*\)$/) sym = substr(sym, 2, length(sym) - 2)
+        printf "hip  %s  %s  %s  %s  image=%s\n", $2, sym, $(NF - 3), $(NF - 2), image
+      }' "$src")$'\n'
+  done
+  [ -n "$rows" ] || continue
+  {
+    echo "# HIP launches of the CUDA sources the .hip files here include; written by"
+    echo "# limits/hip/mirror-cuda-launches.sh from their CUDA rows. Columns: hip launch symbol threads dyn_lds flags"
+    printf '%s' "$rows"
+  } > "$out"
+  echo "wrote $out ($(grep -c '^hip' "$out") rows)"
+done
