@@ -42,7 +42,7 @@ static void list_entries(const RunOptions& opt, const std::vector<Backend*>& bac
   }
 }
 
-int cli_main(int argc, char** argv) {
+int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned) {
   CLI::App app{"kernel-contract: runs every registered kernel through the five gates of the contract\n"
                "(1 non-finite, 2 repeat and aliasing, 3 shapes within a float64 bound, 4 fp32 sums,\n"
                "5 launch limits from the compiled binaries) on every backend this machine has,\n"
@@ -86,7 +86,6 @@ int cli_main(int argc, char** argv) {
       return exit_usage;
     }
   }
-  auto owned = make_backends();
   std::vector<Backend*> backends;
   bool known_backend = opt.backend.empty();
   for (auto& b : owned) {

@@ -97,7 +97,7 @@ void Spec::validate() const {
       if (!valid(d, v))
         fail(f, fmt::format("served size {} is outside the envelope (least {}, step {})", v, d.least, d.step));
   }
-  if (sums && !sums->depth) fail("sums", "no depth function");
+  if (sums && sums->summed && !sums->depth) fail("sums", "no depth function");
   if (!replaces.empty() && !replaces.empty() && replaces == name) fail("replaces", "an entry cannot replace itself");
   for (const auto& k : known)
     if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
@@ -145,11 +145,12 @@ Entry&& Entry::range(const std::string& dim, int64_t least, int64_t step) && {
 
 Entry&& Entry::sums(DType acc, std::function<double(const Shape&)> depth, int ops, int mids) && {
   Accum a;
+  a.summed = true;
   a.type = acc;
   a.depth = std::move(depth);
   a.ops = ops;
   a.mids = mids;
-  if (spec.sums) {  // keep ulps / hidden set before
+  if (spec.sums) {  // keep ops, ulps and hidden set before
     a.ulps = spec.sums->ulps;
     a.hidden = spec.sums->hidden;
   }
@@ -160,6 +161,13 @@ Entry&& Entry::sums(DType acc, std::function<double(const Shape&)> depth, int op
 Entry&& Entry::ulp(const std::string& function, double ulps) && {
   if (!spec.sums) spec.sums = Accum{};
   spec.sums->ulps.push_back({function, ulps});
+  return std::move(*this);
+}
+
+Entry&& Entry::ops(int ops, int mids) && {
+  if (!spec.sums) spec.sums = Accum{};
+  spec.sums->ops = ops;
+  spec.sums->mids = mids;
   return std::move(*this);
 }
 

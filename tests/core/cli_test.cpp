@@ -12,7 +12,7 @@ int cli(std::vector<std::string> args) {
   args.insert(args.begin(), "kernel-contract");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  return kc::cli_main(int(argv.size()), argv.data());
+  return kc::cli_main(int(argv.size()), argv.data(), kc::make_backends());
 }
 }  // namespace
 

@@ -52,7 +52,11 @@ struct Ulp {
   double ulps;           // its documented error in fp32 ulps
 };
 
+// How a kernel computes: its sums (when .sums() declares them; then gate 4 applies) and the fp32
+// operations and library functions between its inputs and its outputs (.ulp() alone declares
+// those for a kernel with no sums, e.g. an activation).
 struct Accum {
+  bool summed = false;  // .sums() was called: gate 4 applies, depth is required
   DType type = DType::f32;
   std::function<double(const Shape&)> depth;  // longest chain of roundings at a shape
   int ops = 0;    // fp32 operations after the sums
@@ -109,6 +113,7 @@ class Entry {
   Entry&& range(const std::string& dim, int64_t least, int64_t step) &&;  // untiled dim's rule
   Entry&& sums(DType acc, std::function<double(const Shape&)> depth, int ops = 0, int mids = 0) &&;
   Entry&& ulp(const std::string& function, double ulps) &&;
+  Entry&& ops(int ops, int mids = 0) &&;  // fp32 ops and output-type roundings, for a kernel with no sums
   Entry&& hidden(const std::string& why) &&;  // gate 4: output rounding hides sum errors
   Entry&& in_place(const std::string& out, const std::string& in) &&;
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;

@@ -88,7 +88,7 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
     for (const auto& x : a.ulps) ulps += x.ulps;
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
     c.a += (a.ops * u32 + a.mids * uo + ulps * u32) * (1 + uo);
-    if (with_gamma) c.g = gamma(a.depth(s)) * (1 + uo);
+    if (with_gamma && a.summed) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;
 }

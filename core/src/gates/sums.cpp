@@ -62,7 +62,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
 
 Outcome gate_sums(GateCtx& ctx) {
   Outcome o;
-  if (!ctx.entry.spec.sums) {
+  if (!ctx.entry.spec.sums || !ctx.entry.spec.sums->summed) {
     o.applies = false;
     o.detail = "no sums declared";
     return o;
