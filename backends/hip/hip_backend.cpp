@@ -5,6 +5,8 @@
 // three with one.
 #include <hip/hip_runtime_api.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -26,12 +28,67 @@
 namespace kc {
 namespace hip {
 
+// The HIP runtime is opened at run time (dlopen), not linked: a binary built where HIP's headers exist
+// still starts where libamdhip64 does not (the GPU machines of other vendors), and then says so.
+#define KC_HIP_API(X) \
+  X(hipError_t, hipDeviceReset, (void)) \
+  X(hipError_t, hipDriverGetVersion, (int*)) \
+  X(hipError_t, hipFree, (void*)) \
+  X(hipError_t, hipFuncGetAttribute, (int*, hipFunction_attribute, hipFunction_t)) \
+  X(hipError_t, hipGetDeviceCount, (int*)) \
+  X(hipError_t, hipGetDeviceProperties, (hipDeviceProp_t*, int)) \
+  X(const char*, hipGetErrorName, (hipError_t)) \
+  X(const char*, hipGetErrorString, (hipError_t)) \
+  X(hipError_t, hipGetLastError, (void)) \
+  X(hipError_t, hipMalloc, (void**, size_t)) \
+  X(hipError_t, hipMemcpyAsync, (void*, const void*, size_t, hipMemcpyKind, hipStream_t)) \
+  X(hipError_t, hipModuleGetFunction, (hipFunction_t*, hipModule_t, const char*)) \
+  X(hipError_t, hipModuleLoad, (hipModule_t*, const char*)) \
+  X(hipError_t, hipRuntimeGetVersion, (int*)) \
+  X(hipError_t, hipSetDevice, (int)) \
+  X(hipError_t, hipStreamCreateWithFlags, (hipStream_t*, unsigned int)) \
+  X(hipError_t, hipStreamDestroy, (hipStream_t)) \
+  X(hipError_t, hipStreamQuery, (hipStream_t)) \
+  /* end */
+
+#define KC_XSTR(x) KC_STR(x)
+#define KC_STR(x) #x
+struct Runtime {
+  std::string missing;  // "" when every function was found
+#define X(ret, name, params) ret(*name) params = nullptr;
+  KC_HIP_API(X)
+#undef X
+};
+
+// The table, loaded once. A header macro (ROCm 6 spells hipGetDeviceProperties as ...R0600) names
+// the symbol the header's declaration has, so the table matches the header it was compiled with.
+const Runtime& rt() {
+  static const Runtime r = [] {
+    Runtime t;
+    void* lib = nullptr;
+    for (const char* name : {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"})
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+      const char* why = dlerror();  // may be null
+      t.missing = std::string("libamdhip64 not found (dlopen: ") + (why ? why : "no reason given") + ")";
+      return t;
+    }
+#define X(ret, name, params)                                                        \
+  t.name = reinterpret_cast<ret(*) params>(dlsym(lib, KC_XSTR(name)));              \
+  if (!t.name && t.missing.empty()) t.missing = std::string("libamdhip64 has no ") + KC_XSTR(name);
+    KC_HIP_API(X)
+#undef X
+    return t;
+  }();
+  return r;
+}
+
 std::vector<LaunchDecl>& launch_decls() {
   static std::vector<LaunchDecl> v;
   return v;
 }
 
-std::string hip_error(hipError_t e) { return std::string(hipGetErrorName(e)) + ": " + hipGetErrorString(e); }
+std::string hip_error(hipError_t e) { return std::string(rt().hipGetErrorName(e)) + ": " + rt().hipGetErrorString(e); }
 
 namespace {
 // The served chips (this build's code objects), minus `ran`, as "a, b and c".
@@ -66,12 +123,12 @@ hipFunction_t kernel(const std::string& image, const std::string& symbol) {
   auto it = g_modules.find(path);
   if (it == g_modules.end()) {
     hipModule_t m = nullptr;
-    hipError_t e = hipModuleLoad(&m, path.c_str());
-    if (e != hipSuccess) throw Error("hip: hipModuleLoad(" + path + "): " + hip_error(e));
+    hipError_t e = rt().hipModuleLoad(&m, path.c_str());
+    if (e != hipSuccess) throw Error("hip: rt().hipModuleLoad(" + path + "): " + hip_error(e));
     it = g_modules.emplace(path, m).first;
   }
   hipFunction_t f = nullptr;
-  hipError_t e = hipModuleGetFunction(&f, it->second, symbol.c_str());
+  hipError_t e = rt().hipModuleGetFunction(&f, it->second, symbol.c_str());
   if (e != hipSuccess) throw Error("hip: " + path + ": no kernel " + symbol + ": " + hip_error(e));
   return f;
 }
@@ -80,11 +137,12 @@ hipFunction_t kernel(const std::string& image, const std::string& symbol) {
 
 namespace {
 using hip::hip_error;
+using hip::rt;
 
 class HipBackend final : public Backend {
  public:
   ~HipBackend() override {
-    if (stream_) (void)hipStreamDestroy(stream_);  // best effort at exit
+    if (stream_ && hip::rt().missing.empty()) (void)rt().hipStreamDestroy(stream_);  // best effort at exit
   }
   std::string name() const override { return "hip"; }
   std::string absent() const override {
@@ -99,17 +157,17 @@ class HipBackend final : public Backend {
   void* alloc(size_t bytes) override {
     ready("alloc");
     void* p = nullptr;
-    hipError_t e = hipMalloc(&p, bytes ? bytes : 1);
+    hipError_t e = rt().hipMalloc(&p, bytes ? bytes : 1);
     if (e != hipSuccess) {
-      (void)hipGetLastError();
-      throw Error("hip: hipMalloc(" + std::to_string(bytes) + " bytes) failed: " + hip_error(e));
+      (void)rt().hipGetLastError();
+      throw Error("hip: rt().hipMalloc(" + std::to_string(bytes) + " bytes) failed: " + hip_error(e));
     }
     live_.insert(p);
     return p;
   }
   void free(void* p) override {
     if (!p || !live_.erase(p)) return;
-    hipError_t e = hipFree(p);
+    hipError_t e = rt().hipFree(p);
     if (e != hipSuccess && pending_.empty()) pending_ = "hipFree: " + hip_error(e);
   }
   void upload(void* dst, const void* src, size_t n) override { copy(dst, src, n, hipMemcpyHostToDevice, "upload"); }
@@ -121,7 +179,7 @@ class HipBackend final : public Backend {
 
   SyncResult sync(double timeout_s) override {
     ready("sync");
-    hipError_t e = hipGetLastError();
+    hipError_t e = rt().hipGetLastError();
     if (e != hipSuccess) return {SyncResult::fault, hip_error(e) + " (at launch)"};
     if (!pending_.empty()) {
       std::string p = std::move(pending_);
@@ -133,14 +191,14 @@ class HipBackend final : public Backend {
 
   std::string recover() override {
     if (!absent_.empty()) return absent_;
-    hipError_t e = hipDeviceReset();
+    hipError_t e = rt().hipDeviceReset();
     live_.clear();
     stream_ = nullptr;
     pending_.clear();
     hip::g_modules.clear();  // modules went with the context
     if (e != hipSuccess) return "hipDeviceReset: " + hip_error(e);
-    if ((e = hipSetDevice(0)) != hipSuccess) return "hipSetDevice after reset: " + hip_error(e);
-    if ((e = hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking)) != hipSuccess) {
+    if ((e = rt().hipSetDevice(0)) != hipSuccess) return "hipSetDevice after reset: " + hip_error(e);
+    if ((e = rt().hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking)) != hipSuccess) {
       stream_ = nullptr;
       return "hipStreamCreateWithFlags after reset: " + hip_error(e);
     }
@@ -153,14 +211,18 @@ class HipBackend final : public Backend {
   void probe() {
     if (probed_) return;
     probed_ = true;
+    if (!hip::rt().missing.empty()) {
+      absent_ = hip::rt().missing + ": could not run " + hip::others("");
+      return;
+    }
     int n = 0;
-    hipError_t e = hipGetDeviceCount(&n);
+    hipError_t e = rt().hipGetDeviceCount(&n);
     if (e != hipSuccess || n == 0) {
       absent_ = "no AMD GPU (hipGetDeviceCount: " + (e != hipSuccess ? hip_error(e) : std::string("0 devices")) +
                 "): could not run " + hip::others("");
       return;
     }
-    if ((e = hipSetDevice(0)) != hipSuccess || (e = hipGetDeviceProperties(&prop_, 0)) != hipSuccess) {
+    if ((e = rt().hipSetDevice(0)) != hipSuccess || (e = rt().hipGetDeviceProperties(&prop_, 0)) != hipSuccess) {
       absent_ = "AMD GPU 0 unusable: " + hip_error(e) + ": could not run " + hip::others("");
       return;
     }
@@ -169,18 +231,18 @@ class HipBackend final : public Backend {
       absent_ = "device " + std::string(prop_.name) + " is " + chip + ", not a served chip: could not run " + hip::others("");
       return;
     }
-    if ((e = hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking)) != hipSuccess) {
+    if ((e = rt().hipStreamCreateWithFlags(&stream_, hipStreamNonBlocking)) != hipSuccess) {
       stream_ = nullptr;
       absent_ = "AMD GPU 0: hipStreamCreateWithFlags: " + hip_error(e);
       return;
     }
     hip::g_chip = chip;
-    int drv = 0, rt = 0;
-    (void)hipDriverGetVersion(&drv);  // only for the device line
-    (void)hipRuntimeGetVersion(&rt);
+    int drv = 0, rtv = 0;
+    (void)rt().hipDriverGetVersion(&drv);  // only for the device line
+    (void)rt().hipRuntimeGetVersion(&rtv);
     char buf[512];
     std::snprintf(buf, sizeof buf, "%s (%s, %d CUs, %.1f GiB, driver %d, runtime %d); not run here: %s", prop_.name,
-                  chip.c_str(), prop_.multiProcessorCount, prop_.totalGlobalMem / 1073741824.0, drv, rt,
+                  chip.c_str(), prop_.multiProcessorCount, prop_.totalGlobalMem / 1073741824.0, drv, rtv,
                   hip::others(chip).c_str());
     device_ = buf;
   }
@@ -195,7 +257,7 @@ class HipBackend final : public Backend {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     for (int spins = 0;; ++spins) {
-      hipError_t e = hipStreamQuery(stream_);
+      hipError_t e = rt().hipStreamQuery(stream_);
       if (e == hipSuccess) return {};
       if (e != hipErrorNotReady) return {SyncResult::fault, hip_error(e)};
       const double s = std::chrono::duration<double>(clock::now() - t0).count();
@@ -210,7 +272,7 @@ class HipBackend final : public Backend {
 
   void copy(void* dst, const void* src, size_t n, hipMemcpyKind kind, const char* what) {
     ready(what);
-    hipError_t e = hipMemcpyAsync(dst, src, n, kind, stream_);
+    hipError_t e = rt().hipMemcpyAsync(dst, src, n, kind, stream_);
     if (e != hipSuccess) throw Error(std::string("hip: ") + what + " of " + std::to_string(n) + " bytes: " + hip_error(e));
     SyncResult r = wait(120);
     if (r.kind != SyncResult::ok) throw Error(std::string("hip: ") + what + " of " + std::to_string(n) + " bytes: " + r.error);
@@ -243,8 +305,8 @@ std::vector<std::string> HipBackend::check_entry(const Spec& spec) {
         continue;
       }
       int max_threads = 0, lds = 0;
-      hipError_t e = hipFuncGetAttribute(&max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
-      if (e == hipSuccess) e = hipFuncGetAttribute(&lds, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+      hipError_t e = rt().hipFuncGetAttribute(&max_threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+      if (e == hipSuccess) e = rt().hipFuncGetAttribute(&lds, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
       if (e != hipSuccess) {
         problems.push_back(who + ": hipFuncGetAttribute: " + hip_error(e));
         continue;
