@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Writes the hip launch rows of every HIP build that includes a CUDA source, from that source's
 # folder's CUDA rows (one command regenerates them all; run it after CUDA launch rows change):
-#   limits/hip/mirror-cuda-launches.sh [REPO_ROOT]
+#   limits/hip/mirror-cuda-launches.sh [--check] [REPO_ROOT]
+# --check writes nothing and fails (naming the file) when a hip launches.tsv differs from what it
+# would write: the test suite runs it, so a CUDA launch added without its HIP row is caught.
 # For each folder holding *.hip files, every `#include "<path>"` that names a .cu/.cuh gives the CUDA
 # launches.tsv beside that path; each cuda row becomes
 #   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
 # (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses).
 # Folders whose .hip files include no CUDA source (the HIP gate 5 controls) are left alone.
 set -euo pipefail
+check=0
+if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 root=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
+stale=0
 cd "$root"
 mapfile -t dirs < <(find kernels controls -name '*.hip' -printf '%h\n' | sort -u)
 for d in "${dirs[@]}"; do
@@ -30,10 +35,22 @@ for d in "${dirs[@]}"; do
       }' "$src")$'\n'
   done
   [ -n "$rows" ] || continue
-  {
+  text=$({
     echo "# HIP launches of the CUDA sources the .hip files here include; written by"
     echo "# limits/hip/mirror-cuda-launches.sh from their CUDA rows. Columns: hip launch symbol threads dyn_lds flags"
     printf '%s' "$rows"
-  } > "$out"
-  echo "wrote $out ($(grep -c '^hip' "$out") rows)"
+  })
+  if ((check)); then
+    if [ ! -f "$out" ] || [ "$(cat "$out")" != "$text" ]; then
+      echo "mirror: $out is not what the CUDA rows give (run limits/hip/mirror-cuda-launches.sh)" >&2
+      stale=1
+    fi
+  else
+    printf '%s\n' "$text" > "$out"
+    echo "wrote $out ($(grep -c '^hip' "$out") rows)"
+  fi
 done
+if ((check)); then
+  ((stale)) && exit 1
+  echo "mirror: every hip launches.tsv matches the CUDA rows"
+fi
