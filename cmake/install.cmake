@@ -1,5 +1,9 @@
 # `cmake --install` exports the KernelContract package: core, backends, gate 5 and main.
 include(CMakePackageConfigHelpers)
+# Exported as KernelContract::core, ::backends, ::limits and ::main (the names the build aliases).
+foreach(t core backends limits main)
+  set_target_properties(kc_${t} PROPERTIES EXPORT_NAME ${t})
+endforeach()
 install(TARGETS kc_core kc_backends kc_limits kc_main EXPORT KernelContractTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY core/include/kc limits/include/kc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
