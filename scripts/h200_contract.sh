@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The CUDA rows kernels on an H200: the contract of every rows/ entry and control on the cuda
+# backend (gates 1-4 on the device, gate 5 from the binary; its SUMMARY line), the CUDA device
+# tests (planted illegal address and hang, each followed by a passing entry), and the benchmark
+# against the device's copy bandwidth and PyTorch's own ops.
+# Run from the repository root on the GPU machine, with a build configured -DKC_CUDA_SMS=90:
+#   scripts/h200_contract.sh [BUILD_DIR] [OUT_DIR]
+# BUILD_DIR (default build-h200) holds bin/kernel-contract, bin/cuda_tests and bin/bench_rows
+# (bench_rows is compiled here with nvcc when absent). Logs land in OUT_DIR (default $OUT or ./out-cuda).
+set -u
+B=${1:-build-h200}
+O=${2:-${OUT:-out-cuda}}
+mkdir -p "$O"
+export PATH=/usr/local/cuda/bin:$PATH
+# libcudart carried beside the binaries where the machine's CUDA lacks this one; the launch rows
+# and records of this checkout, wherever it lies.
+export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
+export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+nvidia-smi -L > "$O/device.txt" 2>&1
+
+if [ "${KC_SKIP_CONTRACT:-0}" != 1 ]; then
+  start=$(date +%s)
+  timeout "${KC_CONTRACT_TIMEOUT:-300}" "$B/bin/kernel-contract" --backend cuda --only "${KC_ONLY:-rows/}" \
+    --reporter console --out "$O/contract.txt" > "$O/contract.log" 2>&1
+  echo "exit $? after $(( $(date +%s) - start )) s" >> "$O/contract.log"
+  grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY|^exit" "$O/contract.log" | cut -c1-600
+fi
+
+if [ "${KC_SKIP_TESTS:-0}" != 1 ]; then
+  timeout 120 "$B/bin/cuda_tests" > "$O/cuda_tests.log" 2>&1
+  echo "cuda_tests exit $?" >> "$O/cuda_tests.log"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|cuda_tests exit" "$O/cuda_tests.log" | head -20
+fi
+
+if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
+  bench="$B/bin/bench_rows"
+  if [ ! -x "$bench" ]; then
+    bench="$O/bench_rows"
+    nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/cuda/bench_rows.cu -o "$bench" > "$O/bench_build.log" 2>&1 ||
+      { echo "bench build failed"; tail -5 "$O/bench_build.log"; }
+  fi
+  timeout 120 "$bench" "${KC_BENCH_ROWS:-8192}" "${KC_BENCH_COLS:-4096}" > "$O/bench_rows.csv" 2> "$O/bench_rows.err"
+  echo "bench exit $?" >> "$O/bench_rows.err"
+  timeout 180 python3 bench/cuda/table.py "$O/bench_rows.csv" > "$O/bench.txt" 2> "$O/bench_torch.err"
+  cat "$O/bench.txt"
+fi
