@@ -35,6 +35,10 @@
 // group size range says the same, and the compiler fits the kernel's VGPRs to it.
 #define __launch_bounds__(...) __attribute__((amdgpu_flat_work_group_size(1, KC_FIRST_(__VA_ARGS__, 0))))
 #define KC_FIRST_(a, ...) a
+// CUDA's __maxnreg__(n) caps a thread's registers; AMDGPU's amdgpu_num_vgpr caps a lane's VGPRs,
+// the same bound on the register file the kernel may use.
+#define __maxnreg__(n) __attribute__((amdgpu_num_vgpr(n)))
+#define __align__(n) __attribute__((aligned(n)))
 
 // No C library either: the few standard types device code uses, from the compiler's own macros.
 typedef __SIZE_TYPE__ size_t;

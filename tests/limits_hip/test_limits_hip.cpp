@@ -61,6 +61,20 @@ TEST(HipReader, MalformedNotesGiveClearErrors) {
   std::ofstream(p) << "hello";
   EXPECT_THROW(read_code_object(p), FormatError);
   EXPECT_THROW(read_code_object(testing::TempDir() + "/missing.co"), FormatError);
+  // A real code object without its note, and one cut short: errors naming the file.
+  for (const char* f : {"bad/nonote_gfx1100.co", "bad/short_gfx1100.co"}) {
+    try {
+      read_code_object(fx(f));
+      ADD_FAILURE() << f << " was read";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    }
+  }
+  try {
+    read_code_object(fx("bad/nonote_gfx1100.co"));
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("no NT_AMDGPU_METADATA note"), std::string::npos) << e.what();
+  }
 }
 
 TEST(HipReader, BaseNames) {

@@ -62,6 +62,19 @@ TEST(ZeInfo, MalformedYamlGivesClearErrors) {
   const std::string p = testing::TempDir() + "/x_acm-g10.zebin";
   std::ofstream(p) << "not an elf";
   EXPECT_THROW(read_zebin(p), FormatError);
+  for (const char* f : {"bad/noze_acm-g10.zebin", "bad/short_acm-g10.zebin"}) {
+    try {
+      read_zebin(fx(f));
+      ADD_FAILURE() << f << " was read";
+    } catch (const FormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    }
+  }
+  try {
+    read_zebin(fx("bad/noze_acm-g10.zebin"));
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("no .ze_info section"), std::string::npos) << e.what();
+  }
 }
 
 TEST(XpuCard, MaxWorkGroupFollowsGrf) {
