@@ -219,8 +219,10 @@ class HipAuditor final : public kc::Auditor {
     res.backend = "hip";
     try {
       std::vector<HipLaunch> launches = hip_launches(read_launch_rows(find_launch_files(default_launch_paths())));
-      // Code objects: the paths given, else the ones this build compiled.
-      std::vector<std::string> files = find_code_objects(opt.paths.empty() ? std::vector<std::string>{default_objects_dir()} : opt.paths);
+      // Code objects: those among the paths given (a run may name CUDA binaries only), else the ones
+      // this build compiled.
+      std::vector<std::string> files = find_code_objects(opt.paths);
+      if (files.empty()) files = find_code_objects({default_objects_dir()});
       std::vector<CodeObject> objects;
       std::string compiler;
       for (const std::string& f : files) {

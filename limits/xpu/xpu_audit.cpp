@@ -360,7 +360,8 @@ class XpuAuditor final : public kc::Auditor {
     res.backend = "xpu";
     try {
       auto launches = xpu_launches(read_launch_rows(find_launch_files(default_launch_paths())));
-      auto files = find_zebins(opt.paths.empty() ? std::vector<std::string>{default_zebin_dir()} : opt.paths);
+      auto files = find_zebins(opt.paths);  // zebins among the paths given, else this build's
+      if (files.empty()) files = find_zebins({default_zebin_dir()});
       std::vector<Zebin> bins;
       for (const auto& f : files) {
         try {
