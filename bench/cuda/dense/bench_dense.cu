@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "../../../kernels/affine/qmm/qmm.cuh"
@@ -129,7 +130,11 @@ int main() {
   CK(cudaFree(ca));
   CK(cudaFree(cb));
 
+  // KC_BENCH_PART=affine runs the affine tables only.
+  const char* part = std::getenv("KC_BENCH_PART");
+  const bool dense_parts = !(part && std::string(part) == "affine");
   // ---- decode ----------------------------------------------------------------------------------
+  if (dense_parts) {
   std::printf("DECODE bf16 y = x W^T (GB/s = weight+x+y bytes / time; %% of copy bandwidth)\n");
   std::printf("%-6s %-6s %-6s | %9s %7s %6s | %9s %7s %6s | %9s %7s %6s | %9s %9s\n", "M", "N", "K", "gemv us",
               "GB/s", "%copy", "splitk us", "GB/s", "%copy", "cublas us", "GB/s", "%copy", "err gemv", "err splk");
@@ -197,6 +202,7 @@ int main() {
     CK(cudaFree(w));
   }
 
+  }  // dense_parts
   // ---- affine decode ---------------------------------------------------------------------------
   std::printf("\nAFFINE decode (MLX affine, bf16 out; bytes = codes + scales + biases + x + y; %% of copy)\n");
   std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy");
@@ -251,7 +257,7 @@ int main() {
   for (int M : {512, 2048, 8192}) {
     const int N = 4096, K = 4096, G = K / 64;
     uint32_t* q;
-    CK(cudaMalloc(&q, size_t(N) * K / 8));
+    CK(cudaMalloc(&q, size_t(N) * K / 8 * sizeof(uint32_t)));
     fill_u32<<<1024, 256>>>(q, size_t(N) * K / 8, 5);
     __nv_bfloat16* s = alloc_bf16(size_t(N) * G, 6, 0.01f);
     __nv_bfloat16* b = alloc_bf16(size_t(N) * G, 7, 0.1f);

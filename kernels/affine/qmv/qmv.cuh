@@ -2,7 +2,7 @@
 // bits 2, 3, 4, 5, 6 or 8, groups of 32, 64 or 128, bf16 x, s and b, fp32 sums, bf16 or fp32 out.
 // A warp owns one W row (8 a block); each lane takes packs of 32 codes (BITS words, contiguous
 // across the warp, loaded 16, 8 or 4 bytes at a time as their alignment allows), pack p, p + 32 ...
-// For a pack it chains sum x q (a bf16 times a code is exact in fp32) and sum x, then adds
+// For a pack it sums x q (a bf16 times a code is exact in fp32) and x in four chains of 8 and a tree, then adds
 // s * (sum x q) + b * (sum x) to its row sum; the warp's butterfly adds its lanes.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
 #pragma once
@@ -66,7 +66,9 @@ template <> __device__ __forceinline__ void store_out<__nv_bfloat16>(__nv_bfloat
 
 // grid (ceil(N / 8), ceil(M / MB)), 256 threads.
 template <int BITS, int GROUP, int MB, class Out, kc::affine_cu::Fault F = kc::affine_cu::Fault::none>
-__global__ void __launch_bounds__(256)
+// __maxnreg__(128) (launched at 256 threads): ptxas would otherwise hold some forms to 80 registers
+// and spill a few bytes.
+__global__ void __maxnreg__(128)
 kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
               const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::affine_cu;
@@ -79,15 +81,28 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   float acc[MB];
 #pragma unroll
   for (int i = 0; i < MB; ++i) acc[i] = 0.f;
-  // The next pack's words are loaded before this pack's sums, to keep loads in flight.
+  // The next pack's words, scale and bias are loaded before this pack's sums, so a lane always has
+  // its next loads from memory in flight while it computes.
+  const uint16_t* sr = s + size_t(n) * G;
+  const uint16_t* br = b + size_t(n) * G;
+  auto group_of = [&](int p) { return p * kPackCodes / GROUP; };
   uint32_t u[BITS];
-  if (lane < packs) load_pack<BITS>(qr + size_t(lane) * BITS, u);
+  uint16_t scur = 0, bcur = 0;
+  if (lane < packs) {
+    load_pack<BITS>(qr + size_t(lane) * BITS, u);
+    scur = __ldg(sr + (F == Fault::first_scale ? 0 : group_of(lane)));
+    bcur = __ldg(br + group_of(lane));
+  }
   for (int p = lane; p < packs; p += 32) {
     uint32_t un[BITS];
-    if (p + 32 < packs) load_pack<BITS>(qr + size_t(p + 32) * BITS, un);
-    const int g = p * kPackCodes / GROUP;
-    const float sv = bf(__ldg(s + size_t(n) * G + (F == Fault::first_scale ? 0 : g)));
-    const float bv = bf(__ldg(b + size_t(n) * G + g));
+    uint16_t snext = 0, bnext = 0;
+    if (p + 32 < packs) {
+      load_pack<BITS>(qr + size_t(p + 32) * BITS, un);
+      snext = __ldg(sr + (F == Fault::first_scale ? 0 : group_of(p + 32)));
+      bnext = __ldg(br + group_of(p + 32));
+    }
+    const float sv = bf(scur);
+    const float bv = bf(bcur);
     float qf[kPackCodes];
 #pragma unroll
     for (int e = 0; e < kPackCodes; ++e) {
@@ -99,20 +114,24 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     for (int i = 0; i < MB; ++i) {
       if (m0 + i < M) {
       const uint4* xv = reinterpret_cast<const uint4*>(x + size_t(m0 + i) * K + size_t(p) * kPackCodes);
-      float a = 0.f, xs = 0.f;
+      // Four chains of 8 (one a 16-byte x vector) for the pack's sum x q and sum x, then a tree:
+      // independent chains keep the lane's fmas from waiting on each other.
+      float av[4], sv4[4];
 #pragma unroll
       for (int v = 0; v < 4; ++v) {
         const uint4 w4 = __ldg(xv + v);
         const uint32_t ww[4] = {w4.x, w4.y, w4.z, w4.w};
+        av[v] = 0.f, sv4[v] = 0.f;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const float x0 = __uint_as_float(ww[j] << 16), x1 = __uint_as_float(ww[j] & 0xffff0000u);
-          a = fmaf(x0, qf[v * 8 + 2 * j], a);
-          xs += x0;
-          a = fmaf(x1, qf[v * 8 + 2 * j + 1], a);
-          xs += x1;
+          av[v] = fmaf(x0, qf[v * 8 + 2 * j], av[v]);
+          sv4[v] += x0;
+          av[v] = fmaf(x1, qf[v * 8 + 2 * j + 1], av[v]);
+          sv4[v] += x1;
         }
       }
+      const float a = (av[0] + av[1]) + (av[2] + av[3]), xs = (sv4[0] + sv4[1]) + (sv4[2] + sv4[3]);
       float t;
       if (F == Fault::fold_scale)
         t = sv * (a + __bfloat162float(__float2bfloat16_rn(bv / sv)) * xs);
@@ -123,6 +142,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     }
 #pragma unroll
     for (int j = 0; j < BITS; ++j) u[j] = un[j];
+    scur = snext, bcur = bnext;
   }
 #pragma unroll
   for (int i = 0; i < MB; ++i) {
@@ -135,9 +155,9 @@ namespace kc::affine_cu {
 
 inline int qmv_rows(int M) { return M <= 1 ? 1 : M <= 2 ? 2 : M <= 4 ? 4 : 8; }
 
-// Longest chain: a pack's 32 fmas, b * sum x and the fused s * sum x q, the lane's chain over its
-// packs, the butterfly's 5 adds.
-inline double qmv_depth(long K) { return double(kPackCodes + 2 + (K + kLaneStrideK - 1) / kLaneStrideK + 5); }
+// Longest chain: a pack's chain of 8 fmas and its 2-level tree, b * sum x and the fused
+// s * sum x q, the lane's chain over its packs, the butterfly's 5 adds.
+inline double qmv_depth(long K) { return double(8 + 2 + 2 + (K + kLaneStrideK - 1) / kLaneStrideK + 5); }
 
 template <int BITS, int GROUP, class Out, Fault F = Fault::none>
 inline void launch_qmv(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
