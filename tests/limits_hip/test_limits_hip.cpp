@@ -40,6 +40,18 @@ TEST(HipReader, ForcedBoundLdsSpill) {
   EXPECT_EQ(read_code_object(fx("forced_gfx1030.co")).e_flags_mach, 0x36u);
 }
 
+// Every served chip's code object says its chip in e_flags and in the note (binary-formats.md §4).
+TEST(HipReader, EveryServedChip) {
+  const std::pair<const char*, uint32_t> chips[] = {{"gfx1030", 0x36}, {"gfx1100", 0x41}, {"gfx1151", 0x4A}, {"gfx1201", 0x4E}};
+  for (auto [chip, mach] : chips) {
+    CodeObject co = read_code_object(default_objects_dir() + "/controls.hip.limits_bound_" + chip + ".co");
+    EXPECT_EQ(co.chip, chip);
+    EXPECT_EQ(co.e_flags_mach, mach) << chip;
+    EXPECT_EQ(kernel(co, "kc_ctl_hip_past_bound").bound, 256u) << chip;
+    EXPECT_EQ(kernel(co, "kc_ctl_hip_past_bound").wave, 32u) << chip;
+  }
+}
+
 TEST(HipReader, Wave64Build) {
   CodeObject co = read_code_object(fx("forced_w64_gfx1100.co"));
   for (const auto& k : co.kernels) EXPECT_EQ(k.wave, 64u) << k.name;
