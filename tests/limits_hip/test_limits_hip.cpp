@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -113,6 +115,31 @@ TEST(HipChips, OccupancyMatchesLlvm) {
   EXPECT_EQ(occ("gfx1030"), 9u);
   for (const char* n : {"gfx1100", "gfx1151", "gfx1201"}) EXPECT_EQ(occ(n), 12u) << n;
   for (const auto& c : amd_chips()) EXPECT_FALSE(c.source.empty()) << c.name;
+}
+
+// The chip rows against the compiler itself: for each chip, LLVM's occupancy remark for a kernel of
+// 97 VGPRs and no LDS equals min(waves, VGPRs a SIMD / VGPRs rounded to the granule) from the table.
+TEST(HipChips, OccupancyMatchesTheCompilersRemark) {
+  for (const auto& chip : amd_chips()) {
+    std::ifstream in(fx(("occupancy_" + chip.name + ".remarks").c_str()));
+    ASSERT_TRUE(in) << "no remarks for " << chip.name;
+    std::string line;
+    int vgprs = -1, occ = -1;
+    while (std::getline(in, line)) {
+      auto num = [&](const char* key) {
+        size_t p = line.find(key);
+        return p == std::string::npos ? -1 : std::atoi(line.c_str() + p + std::strlen(key));
+      };
+      if (int v = num("remark:     VGPRs: "); v >= 0) vgprs = v;
+      if (int o = num("Occupancy [waves/SIMD]: "); o >= 0) occ = o;
+    }
+    ASSERT_GT(vgprs, 0) << chip.name;
+    ASSERT_GT(occ, 0) << chip.name;
+    CodeObject co = read_code_object(fx(("occupancy_" + chip.name + ".co").c_str()));
+    EXPECT_EQ(kernel(co, "kc_fx_v97").vgprs, uint32_t(vgprs)) << chip.name;  // the reader agrees with the remark
+    const uint32_t alloc = (uint32_t(vgprs) + chip.gran32 - 1) / chip.gran32 * chip.gran32;
+    EXPECT_EQ(std::min(chip.waves, chip.vgpr32 / alloc), uint32_t(occ)) << chip.name << ": " << vgprs << " VGPRs";
+  }
 }
 
 TEST(HipAudit, ChecksEachLimit) {
