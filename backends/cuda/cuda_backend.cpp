@@ -87,12 +87,17 @@ class CudaBackend final : public Backend {
     stream_ = nullptr;
     pending_.clear();
     if (e != cudaSuccess) return "cudaDeviceReset: " + cuda_error(e);
-    if ((e = cudaSetDevice(dev_)) != cudaSuccess) return "cudaSetDevice after reset: " + cuda_error(e);
-    if ((e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)) != cudaSuccess) {
-      stream_ = nullptr;
-      return "cudaStreamCreateWithFlags after reset: " + cuda_error(e);
+    // A new context, proven by a copy through the new stream and a loaded kernel's attributes. The
+    // driver may still be tearing the faulted context down (an exclusive-process device then
+    // answers cudaErrorDevicesUnavailable for a moment): retry for up to 5 s before giving up.
+    std::string why;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      why = fresh_context();
+      if (why.empty()) return "";
+      cudaGetLastError();
     }
-    return "";
+    return why;
   }
 
   std::vector<std::string> check_entry(const Spec& spec) override;
@@ -124,9 +129,14 @@ class CudaBackend final : public Backend {
     cudaDriverGetVersion(&drv);
     cudaRuntimeGetVersion(&rt);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d)", prop_.name,
+    int cm = 0;
+    cudaDeviceGetAttribute(&cm, cudaDevAttrComputeMode, dev_);  // 0 (default) if it cannot say
+    const char* mode = cm == cudaComputeModeExclusiveProcess ? ", exclusive-process"
+                       : cm == cudaComputeModeProhibited     ? ", prohibited"
+                                                             : "";
+    std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d%s)", prop_.name,
                   prop_.major, prop_.minor, prop_.multiProcessorCount, prop_.totalGlobalMem / 1073741824.0,
-                  drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+                  drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, mode);
     device_ = buf;
   }
 
@@ -134,6 +144,29 @@ class CudaBackend final : public Backend {
     probe();
     if (!absent_.empty()) throw Error(std::string("cuda: ") + what + ": absent: " + absent_);
     if (!stream_) throw Error(std::string("cuda: ") + what + ": no stream (a device reset failed)");
+  }
+
+  // After a reset: select the device, make a stream, and prove both work. "" or what failed.
+  std::string fresh_context() {
+    cudaError_t e;
+    if ((e = cudaSetDevice(dev_)) != cudaSuccess) return "cudaSetDevice after reset: " + cuda_error(e);
+    if ((e = cudaFree(nullptr)) != cudaSuccess) return "context after reset (cudaFree(0)): " + cuda_error(e);
+    if (!stream_ && (e = cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)) != cudaSuccess) {
+      stream_ = nullptr;
+      return "cudaStreamCreateWithFlags after reset: " + cuda_error(e);
+    }
+    if (!cuda::launch_fns().empty()) {
+      cudaFuncAttributes a{};
+      if ((e = cudaFuncGetAttributes(&a, cuda::launch_fns().front().fn)) != cudaSuccess)
+        return "loading kernels after reset (cudaFuncGetAttributes): " + cuda_error(e);
+    }
+    void* p = nullptr;
+    if ((e = cudaMalloc(&p, 256)) != cudaSuccess) return "cudaMalloc after reset: " + cuda_error(e);
+    e = cudaMemsetAsync(p, 0, 256, stream_);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+    cudaFree(p);
+    if (e != cudaSuccess) return "a copy after reset: " + cuda_error(e);
+    return "";
   }
 
   // Polls the stream so a kernel that never returns is cut off instead of blocking the run.

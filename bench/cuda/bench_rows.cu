@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
     CK(cudaFree(b));
   }
   const double X = n * 2.0, W = C * 2.0;
+  // The same copy at one prompt tensor's size (bf16 rows x cols): what a launch of this size gets.
+  row("copy_d2d_tensor", R, C, time_us([&] { CK(cudaMemcpyAsync(h, x, size_t(X), cudaMemcpyDeviceToDevice)); }), 2 * X);
   const float eps = 1e-6f;
   cudaStream_t st = 0;
   row("rms_norm/bf16_out", R, C, time_us([&] { launch_rms_norm_vec<Bf16Out>(x, w, (Bf16Out*)y16, R, C, eps, st); }), X + W + n * 2.0);

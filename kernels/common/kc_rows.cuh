@@ -7,6 +7,7 @@
 #include "kc_gpu.h"
 
 #if defined(__CUDACC__)
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cstdint>
 using kc_u4 = uint4;
@@ -60,15 +61,24 @@ __device__ __forceinline__ float bf16_lo(uint32_t w) { return __int_as_float(int
 __device__ __forceinline__ float bf16_hi(uint32_t w) { return __int_as_float(int(w & 0xffff0000u)); }
 __device__ __forceinline__ float bf16_to_f32(uint16_t b) { return __int_as_float(int(uint32_t(b) << 16)); }
 
-// fp32 -> bf16, round to nearest even; a NaN stays a NaN (quiet bit set), as cvt.rn.bf16.f32 does.
+// fp32 -> bf16, round to nearest even; a NaN stays a NaN. nvcc: one cvt.rn.bf16(x2).f32; elsewhere
+// the same rounding in integer steps.
+#if defined(__CUDACC__)
+__device__ __forceinline__ uint32_t f32_to_bf16(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+__device__ __forceinline__ float rb(float f) { return __bfloat162float(__float2bfloat16_rn(f)); }
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+#else
 __device__ __forceinline__ uint32_t f32_to_bf16(float f) {
   uint32_t u = uint32_t(__float_as_int(f));
   if ((u & 0x7fffffffu) > 0x7f800000u) return (u >> 16) | 0x40u;
   return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
 }
-// Round to bf16 and back: one rounding point of MLX's op-by-op rows.
 __device__ __forceinline__ float rb(float f) { return bf16_to_f32(uint16_t(f32_to_bf16(f))); }
 __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) { return f32_to_bf16(lo) | (f32_to_bf16(hi) << 16); }
+#endif
 __device__ __forceinline__ uint32_t pack_f16(float lo, float hi) {
   return uint32_t(__half_as_ushort(__float2half_rn(lo))) | (uint32_t(__half_as_ushort(__float2half_rn(hi))) << 16);
 }
@@ -122,6 +132,26 @@ __device__ __forceinline__ float exp_diff(float x, float m) {
   const float bb = d - x;
   const float r = (x - (d - bb)) + (-m - bb);
   return fmaf(e, r, e);
+}
+
+// Visits a thread's vectors c = t, t + tpr, ... below nvec in order, loading up to four before it
+// uses any, so each thread keeps several 16-byte loads in flight; the order of use is unchanged.
+template <class Load, class Use>
+__device__ __forceinline__ void strided(int t, int tpr, int nvec, Load load, Use use) {
+  int c = t;
+  for (; c + 3 * tpr < nvec; c += 4 * tpr) {
+    const auto a = load(c), b = load(c + tpr), d = load(c + 2 * tpr), e = load(c + 3 * tpr);
+    use(a, c);
+    use(b, c + tpr);
+    use(d, c + 2 * tpr);
+    use(e, c + 3 * tpr);
+  }
+  for (; c + tpr < nvec; c += 2 * tpr) {
+    const auto a = load(c), b = load(c + tpr);
+    use(a, c);
+    use(b, c + tpr);
+  }
+  if (c < nvec) use(load(c), c);
 }
 
 struct Add { __device__ float operator()(float a, float b) const { return a + b; } };

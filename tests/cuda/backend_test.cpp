@@ -2,6 +2,7 @@
 // skipped, never passed; the absent() text itself is checked everywhere.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -69,6 +70,22 @@ TEST(CudaBackend, ServedKernelPassesCheckEntry) {
   EXPECT_NE(problems[0].find("no KC_CUDA_LAUNCH"), std::string::npos) << problems[0];
 }
 
+// A launch that never returns is cut off at the time limit as a hang; the reset ends it and the
+// next entry runs.
+TEST(CudaBackend, HangIsCutOffAndTheNextEntryRuns) {
+  NEED_DEVICE();
+  kc::RunOptions opt;
+  opt.limits = false;
+  opt.timeout_s = 1;
+  auto bad = kc::run_entry(reg("test/spin/f32"), *backend(), opt);
+  bool hang = false;
+  for (const auto& e : bad) hang |= e.why == "hang";
+  EXPECT_TRUE(hang) << all(bad);
+  std::printf("planted hang, as reported:\n%s", all(bad).c_str());
+  auto good = kc::run_entry(reg("rows/max/bf16"), *backend(), opt);
+  for (const auto& e : good) EXPECT_TRUE(kc::status_ok(e.status)) << all(good);
+}
+
 // The planted illegal-address entry fails with its CUDA error named; the device is reset and the
 // served row sum after it passes every gate.
 TEST(CudaBackend, FaultIsNamedAndTheNextEntryRuns) {
@@ -83,22 +100,8 @@ TEST(CudaBackend, FaultIsNamedAndTheNextEntryRuns) {
     named |= e.detail.find("cudaErrorIllegalAddress") != std::string::npos;
   }
   EXPECT_TRUE(named) << all(bad);
+  std::printf("planted fault, as reported:\n%s", all(bad).c_str());
   auto good = kc::run_entry(reg("rows/sum/f32"), *backend(), opt);
-  for (const auto& e : good) EXPECT_TRUE(kc::status_ok(e.status)) << all(good);
-}
-
-// A launch that never returns is cut off at the time limit as a hang; the reset ends it and the
-// next entry runs.
-TEST(CudaBackend, HangIsCutOffAndTheNextEntryRuns) {
-  NEED_DEVICE();
-  kc::RunOptions opt;
-  opt.limits = false;
-  opt.timeout_s = 1;
-  auto bad = kc::run_entry(reg("test/spin/f32"), *backend(), opt);
-  bool hang = false;
-  for (const auto& e : bad) hang |= e.why == "hang";
-  EXPECT_TRUE(hang) << all(bad);
-  auto good = kc::run_entry(reg("rows/max/bf16"), *backend(), opt);
   for (const auto& e : good) EXPECT_TRUE(kc::status_ok(e.status)) << all(good);
 }
 

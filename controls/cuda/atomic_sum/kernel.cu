@@ -1,20 +1,21 @@
 // Gate 2 control: a row sum by atomicAdd whose order changes from run to run on purpose. Each lane
 // sums its strided columns, then the 32 lanes atomicAdd their partials into y[row] one at a time,
-// in an order set by a per-launch counter (rotated by 7 lanes a run, reversed on odd runs). fp32
-// addition is not associative, so over five runs the bytes differ (32 partials of spread
-// magnitudes, every row), while each run stays within gate 3's bound.
+// in an order set by a per-launch counter (rotated by 7 lanes a run, reversed on odd runs). The
+// inputs are fp32 of spread magnitudes, so the partials carry all 24 bits and their sum rounds
+// differently in another order: over five runs the bytes differ (every row), while each run stays
+// within gate 3's bound. (A bf16 row's sum is exact in fp32 in any order: that is why fp32 in.)
 #include <atomic>
 
 #include "../../../kernels/common/cuda_contract.hpp"
 #include "../common.cuh"
 
-__global__ void __launch_bounds__(256) kc_ctl_atomic_sum(const uint16_t* x, float* y, int rows, int cols, unsigned run) {
+__global__ void __launch_bounds__(256) kc_ctl_atomic_sum(const float* x, float* y, int rows, int cols, unsigned run) {
   using namespace kc::cu;
   const long row = long(blockIdx.x) * 8 + threadIdx.x / 32;
   if (row >= rows) return;
   const int lane = threadIdx.x % 32;
   float s = 0.f;
-  for (int c = lane; c < cols; c += 32) s += bf16_to_f32(x[row * cols + c]);
+  for (int c = lane; c < cols; c += 32) s += x[row * cols + c];
   for (int k = 0; k < 32; ++k) {
     const int turn = (run & 1) ? 31 - ((k + 7 * int(run)) & 31) : (k + 7 * int(run)) & 31;
     if (lane == turn) atomicAdd(&y[row], s);
@@ -24,7 +25,7 @@ __global__ void __launch_bounds__(256) kc_ctl_atomic_sum(const uint16_t* x, floa
 }
 
 KC_CONTROL("rows/ctl_atomic_sum/f32", cuda) {
-  return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
+  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
       .served({{"rows", {64}}, {"cols", {1024, 4096}}})
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"] / 32 + 32); })
       .launches({"rows/ctl_atomic_sum/f32"})
@@ -35,7 +36,7 @@ KC_CONTROL("rows/ctl_atomic_sum/f32", cuda) {
         float* y = b.out<float>("y");
         cudaMemsetAsync(y, 0, sizeof(float) * rows, kc::cu::stream_of(b));
         kc_ctl_atomic_sum<<<kc::cu::warp_rows_grid(rows), 256, 0, kc::cu::stream_of(b)>>>(
-            reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("x")), y, rows, int(b.shape()["cols"]), runs++);
+            b.in<float>("x"), y, rows, int(b.shape()["cols"]), runs++);
       });
 }
 KC_CUDA_LAUNCH("rows/ctl_atomic_sum/f32", kc_ctl_atomic_sum, 256, 0);

@@ -17,13 +17,14 @@ kc_add_rms_norm(const kc_u4* __restrict__ x, const kc_u4* __restrict__ r, const 
   const bool live = row < rows;
   const int nvec = cols / 8;
   const long base = row * nvec;
-  kc_u4 xv[VPT], rv[VPT];
+  kc_u4 xv[VPT], rv[VPT], wv[VPT];  // w with x and r: the write phase never waits on a load
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
     const bool ok = live && c < nvec;
     xv[i] = ok ? ld16(x + base + c) : zero4();
     rv[i] = ok ? ld16(r + base + c) : zero4();
+    wv[i] = ok ? ld16(w + c) : zero4();
   }
   // s = x + r in fp32 (kept for the once-rounded form), h = bf16(s) written either way.
   float ss = 0.f;
@@ -61,7 +62,7 @@ kc_add_rms_norm(const kc_u4* __restrict__ x, const kc_u4* __restrict__ r, const 
     } else {
       unpack8(xv[i], s);
     }
-    unpack8(ld16(w + c), g);
+    unpack8(wv[i], g);
 #pragma unroll
     for (int j = 0; j < 8; ++j) o[j] = (s[j] * inv) * g[j];
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + base + c), o);

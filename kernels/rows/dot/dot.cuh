@@ -14,16 +14,15 @@ kc_row_dot(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __re
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
   float s = 0.f;
-  if (live) {
-#pragma unroll 4
-    for (int c = t; c < nvec; c += tpr) {
+  struct XW { kc_u4 x, w; };
+  if (live)
+    strided(t, tpr, nvec, [&](int c) { return XW{ld16(xr + c), ld16(w + c)}; }, [&](const XW& v, int) {
       float f[8], g[8];
-      unpack8(ld16(xr + c), f);
-      unpack8(ld16(w + c), g);
+      unpack8(v.x, f);
+      unpack8(v.w, g);
 #pragma unroll
       for (int j = 0; j < 8; ++j) s = fmaf(f[j], g[j], s);
-    }
-  }
+    });
   s = group_all(s, red, tpr, Add());
   if (live && t == 0) y[row] = s;
 }

@@ -13,15 +13,13 @@ kc_row_max(const kc_u4* __restrict__ x, uint16_t* __restrict__ y, int rows, int 
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
   float m = -kInf;
-  if (live) {
-#pragma unroll 4
-    for (int c = t; c < nvec; c += tpr) {
+  if (live)
+    strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int) {
       float f[8];
-      unpack8(ld16(xr + c), f);
+      unpack8(v, f);
 #pragma unroll
       for (int j = 0; j < 8; ++j) m = nan_max(m, f[j]);
-    }
-  }
+    });
   m = group_all(m, red, tpr, Max());
   if (live && t == 0) y[row] = uint16_t(f32_to_bf16(m));
 }

@@ -18,11 +18,12 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
   const bool live = row < rows;
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
-  kc_u4 v[VPT];
+  kc_u4 v[VPT], wv[VPT];  // w is loaded with x, so the write phase after the reduction never waits
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
     v[i] = (live && c < nvec) ? ld16(xr + c) : zero4();
+    wv[i] = (live && c < nvec) ? ld16(w + c) : zero4();
   }
   float ss = 0.f;
 #pragma unroll
@@ -42,7 +43,7 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
     if (c >= nvec) break;
     float f[8], g[8], o[8];
     unpack8(v[i], f);
-    unpack8(ld16(w + c), g);
+    unpack8(wv[i], g);
 #pragma unroll
     for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
     Store8<Out>::at(yr + c * 8, o);

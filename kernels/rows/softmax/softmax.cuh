@@ -33,14 +33,19 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
     for (int j = 0; j < 8; ++j) m = nan_max(m, f[j]);
   }
   m = group_all(m, red, tpr, Max());
+  // exp(x - max) once, kept in registers for the write.
+  float e[VPT][8];
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
-    if (!(live && t + i * tpr < nvec)) continue;
+    const bool ok = live && t + i * tpr < nvec;
     float f[8];
     unpack8(v[i], f);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) s += exp_diff(f[j], m);
+    for (int j = 0; j < 8; ++j) {
+      e[i][j] = ok ? exp_diff(f[j], m) : 0.f;
+      s += e[i][j];
+    }
   }
   s = group_all(s, red, tpr, Add());
   const float inv = 1.0f / s;
@@ -48,10 +53,9 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
     if (!(live && c < nvec)) continue;
-    float f[8], o[8];
-    unpack8(v[i], f);
+    float o[8];
 #pragma unroll
-    for (int j = 0; j < 8; ++j) o[j] = exp_diff(f[j], m) * inv;
+    for (int j = 0; j < 8; ++j) o[j] = e[i][j] * inv;
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + row * nvec + c), o);
   }
 }

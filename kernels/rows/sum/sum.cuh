@@ -13,15 +13,13 @@ kc_row_sum(const kc_u4* __restrict__ x, float* __restrict__ y, int rows, int col
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
   float s = 0.f;
-  if (live) {
-#pragma unroll 4
-    for (int c = t; c < nvec; c += tpr) {
+  if (live)
+    strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int) {
       float f[8];
-      unpack8(ld16(xr + c), f);
+      unpack8(v, f);
 #pragma unroll
       for (int j = 0; j < 8; ++j) s += f[j];
-    }
-  }
+    });
   s = group_all(s, red, tpr, Add());
   if (live && t == 0) y[row] = s;
 }
