@@ -259,8 +259,16 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
   const auto& imgs = a.image_list;
   // Kernels by SM.
   std::map<int, std::vector<std::pair<const Image*, const KernelUsage*>>> by_sm;
+  // Each kernel under its mangled name and its whitespace-free demangled name, per SM.
+  std::map<int, std::map<std::string, std::vector<std::pair<const Image*, const KernelUsage*>>>> by_name;
   for (const auto& im : imgs)
-    for (const auto& k : im.cubin.kernels) by_sm[im.cubin.sm].push_back({&im, &k});
+    for (const auto& k : im.cubin.kernels) {
+      by_sm[im.cubin.sm].push_back({&im, &k});
+      auto& names = by_name[im.cubin.sm];
+      names[k.symbol].push_back({&im, &k});
+      const std::string n = strip_ws(k.name);
+      if (n != k.symbol) names[n].push_back({&im, &k});
+    }
 
   std::vector<RecordSet> sets;
   if (compare_records && !launches.empty()) {
@@ -278,11 +286,16 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     for (const CudaChip* c : audited) {
       std::vector<std::pair<const Image*, const KernelUsage*>> hits;
       std::set<std::string> distinct;
-      for (const auto& [im, k] : by_sm[c->sm])
-        if (k->symbol == l.symbol || strip_ws(k->name) == want) {
+      auto& names = by_name[c->sm];
+      for (const std::string* key : {&l.symbol, &want}) {
+        auto it = names.find(*key);
+        if (it == names.end()) continue;
+        for (const auto& [im, k] : it->second) {
+          if (std::find(hits.begin(), hits.end(), std::make_pair(im, k)) != hits.end()) continue;
           hits.push_back({im, k});
           distinct.insert(record_line(l.name, c->name, *k) + " " + im->cubin.release());
         }
+      }
       if (hits.empty()) {
         // Name the kernels the symbol nearly matches (a template's name without its arguments).
         std::set<std::string> near;
