@@ -193,6 +193,29 @@ TEST(LimitsReaders, EveryContainerGivesTheSameKernels) {
   EXPECT_EQ(lines(read_images(path("forced_80.cubin")), 80), lines(read_images(path("forced.o")), 80));
 }
 
+// The older ELF ABI (EI_ABIVERSION < 8) keeps the SM in e_flags bits 0-7 (LLVM's EF_CUDA_SM); nvcc 13
+// writes ABI 8 with the SM in bits 8-15. The same cubin relabelled in the old layout reads the same.
+TEST(LimitsReaders, BothEflagsLayouts) {
+  NEED_FIXTURES();
+  auto v = bytes_of(path("forced_90.cubin"));
+  ASSERT_EQ(v[8], 8);  // EI_ABIVERSION
+  uint32_t flags;
+  std::memcpy(&flags, v.data() + 48, 4);
+  EXPECT_EQ((flags >> 8) & 0xff, 90u);
+  auto old = v;
+  old[8] = 7;
+  const uint32_t old_flags = 0x0500 | 90;  // 64-bit address flag, SM in the low byte
+  std::memcpy(old.data() + 48, &old_flags, 4);
+  auto a = read_images(std::make_shared<std::vector<uint8_t>>(v), "abi8.cubin");
+  auto b = read_images(std::make_shared<std::vector<uint8_t>>(old), "abi7.cubin");
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(a[0].cubin.sm, 90);
+  EXPECT_EQ(b[0].cubin.sm, 90);
+  EXPECT_EQ(b[0].cubin.abi, 7);
+  EXPECT_EQ(b[0].cubin.kernels.size(), a[0].cubin.kernels.size());
+}
+
 // Cuts and flips of real files: only FormatError (naming the file) may come out.
 TEST(LimitsHostileFiles, TruncatedAndCorruptedNeverCrash) {
   NEED_FIXTURES();
