@@ -73,6 +73,32 @@ std::vector<std::string> find_code_objects(const std::vector<std::string>& paths
   return out;
 }
 
+std::vector<std::string> failed_device_builds(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  auto one = [&](const fs::path& f) {
+    std::ifstream in(f);
+    std::string line, first, err;
+    while (std::getline(in, line)) {
+      if (first.empty()) first = line;
+      if (err.empty() && line.find("error") != std::string::npos) err = line;
+    }
+    std::string built = f.string();
+    built.resize(built.size() - 7);  // less ".failed"
+    out.push_back(built + ": the device compile failed: " + (err.empty() ? first : err) + " (log: " + f.string() + ")");
+  };
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().extension() == ".failed") one(it->path());
+    } else if (fs::path(p).extension() == ".failed" && fs::is_regular_file(p, ec)) {
+      one(p);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, const std::vector<CodeObject>& objects,
                                       std::vector<std::string>& errors) {
   std::vector<std::string> chips;
@@ -223,6 +249,7 @@ class HipAuditor final : public kc::Auditor {
       // this build compiled.
       std::vector<std::string> files = find_code_objects(opt.paths);
       if (files.empty()) files = find_code_objects({default_objects_dir()});
+      for (auto& e : failed_device_builds({default_objects_dir()})) res.errors.push_back(std::move(e));
       std::vector<CodeObject> objects;
       std::string compiler;
       for (const std::string& f : files) {

@@ -17,6 +17,9 @@ std::vector<HipLaunch> hip_launches(const std::vector<LaunchRow>& rows);
 
 // Every *.co file under the paths (files as given, directories searched), sorted.
 std::vector<std::string> find_code_objects(const std::vector<std::string>& paths);
+// Device builds that failed under the paths (OUT.failed files left by limits/hip/device-build.sh,
+// for code objects and zebins alike): one error each, naming the file and its first error line.
+std::vector<std::string> failed_device_builds(const std::vector<std::string>& paths);
 
 // The records the declared launches have in these code objects (what kernel-contract-limits prints),
 // one per launch and chip the code objects cover. A launch whose symbol is missing on a chip, or

@@ -80,6 +80,7 @@ int run_other_kind(const OtherKindOptions& o, std::ostream& out) {
       std::vector<hip::CodeObject> objs;
       kc::AuditResult bad;
       bad.backend = "hip";
+      bad.errors = hip::failed_device_builds(o.paths.empty() ? std::vector<std::string>{hip::default_objects_dir()} : o.paths);
       for (const auto& f : files) {
         try {
           objs.push_back(hip::read_code_object(f));
@@ -120,6 +121,7 @@ int run_other_kind(const OtherKindOptions& o, std::ostream& out) {
       std::vector<xpu::Zebin> bins;
       kc::AuditResult bad;
       bad.backend = "xpu";
+      bad.errors = hip::failed_device_builds(o.paths.empty() ? std::vector<std::string>{xpu::default_zebin_dir()} : o.paths);
       for (const auto& f : files) {
         try {
           bins.push_back(xpu::read_zebin(f));

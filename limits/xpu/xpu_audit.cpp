@@ -10,6 +10,7 @@
 #include "kc/limits/elf.hpp"
 #include "kc/limits/error.hpp"
 #include "kc/limits/text.hpp"
+#include "../hip/hip_auditor.hpp"  // failed_device_builds
 
 #ifndef KC_XPU_RECORDS_DIR
 #define KC_XPU_RECORDS_DIR "records/xpu"
@@ -362,6 +363,7 @@ class XpuAuditor final : public kc::Auditor {
       auto launches = xpu_launches(read_launch_rows(find_launch_files(default_launch_paths())));
       auto files = find_zebins(opt.paths);  // zebins among the paths given, else this build's
       if (files.empty()) files = find_zebins({default_zebin_dir()});
+      for (auto& e : hip::failed_device_builds({default_zebin_dir()})) res.errors.push_back(std::move(e));
       std::vector<Zebin> bins;
       for (const auto& f : files) {
         try {
