@@ -5,12 +5,13 @@
 // clang's HIP mode it defines that spelling on clang's AMDGPU builtins, so the same text compiles
 // with Debian's clang-19 and no ROCm at all:
 //
-//   clang-19 -x hip --offload-arch=gfx1100 --cuda-device-only --no-gpu-bundle-output \
-//            -nogpulib -nogpuinc -O3 -include kernels/common/kc_gpu.h k.hip -o k_gfx1100.co
+//   clang-19 -x hip --offload-arch=gfx1100 --cuda-device-only --no-gpu-bundle-output -nogpulib \
+//            -nogpuinc -O3 -I kernels/common -I kernels/common/hip_shim k.hip -o k_gfx1100.co
 //
-// With ROCm's headers present (hipcc, or __HIP_PLATFORM_AMD__ from hip_runtime.h) the real HIP
-// definitions are used instead and this header again adds only KC_WARP. Only what our kernels use
-// is here; a kernel that needs more adds it here, once, for both.
+// (hip_shim/ stands in for <cuda_runtime.h> and friends when a CUDA file with host code is included
+// whole.) With ROCm's headers present (hipcc, or __HIP_PLATFORM_AMD__) the real HIP definitions are
+// used and this header adds only KC_WARP; in a host-only compile it adds KC_WARP and <cstdint>. Only
+// what our kernels use is here; a kernel that needs more adds it here, once, for both.
 #pragma once
 
 #if defined(__CUDACC__)
