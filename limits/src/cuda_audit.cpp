@@ -201,8 +201,8 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
       try {
         Launch l = parse_launch(row);
         for (const auto& f : l.flags)
-          if (f != "optin" && f != "nonportable" && f.rfind("frame=", 0) != 0 && f.rfind("control=", 0) != 0)
-            throw FormatError(row.where(), "unknown flag '" + f + "' (want optin, nonportable, frame=<bytes>, control=<kind>)");
+          if (f != "optin" && f != "nonportable" && f.rfind("frame=", 0) != 0 && f.rfind("control=", 0) != 0 && f.rfind("from=", 0) != 0)
+            throw FormatError(row.where(), "unknown flag '" + f + "' (want optin, nonportable, frame=<bytes>, from=<sm>, control=<kind>)");
         if (!l.control.empty() && std::find(kCudaProblemKinds.begin(), kCudaProblemKinds.end(), l.control) == kCudaProblemKinds.end())
           throw FormatError(row.where(), "unknown control kind '" + l.control + "' (want bounds, regs, smem, cluster or frame)");
         if (!names.insert(l.name).second) throw FormatError(row.where(), "launch " + l.name + " is declared twice");
@@ -281,9 +281,14 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
   std::map<std::string, std::set<std::string>> used_sets;  // set file -> image releases it served
   std::map<Release, std::map<RecordKey, std::string>> effective;  // set file -> image releases it served
 
+  size_t not_served = 0;  // launch x SM pairs below a launch's from=<sm>
   for (const auto& l : launches) {
     const std::string want = strip_ws(l.symbol);
     for (const CudaChip* c : audited) {
+      if (c->sm < l.from_sm) {
+        ++not_served;
+        continue;
+      }
       std::vector<std::pair<const Image*, const KernelUsage*>> hits;
       std::set<std::string> distinct;
       auto& names = by_name[c->sm];
@@ -379,6 +384,7 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     for (const auto& x : rel) r += (r.empty() ? "" : ", ") + x;
     res.notes.push_back("cuda records set " + file + " (image release " + r + ")");
   }
+  if (not_served) res.notes.push_back("cuda: " + std::to_string(not_served) + " launch x SM pairs below their launch's from=<sm> not audited");
   std::string sm_list;
   for (const auto* c : audited) sm_list += (sm_list.empty() ? "" : " ") + c->name;
   res.notes.push_back("cuda: " + std::to_string(launches.size()) + " launches x " + std::to_string(audited.size()) + " SMs (" + sm_list +

@@ -64,6 +64,13 @@ Launch parse_launch(const LaunchRow& row) {
       if (f == "optin") l.optin = true;
       else if (f == "nonportable") l.nonportable = true;
       else if (f.rfind("frame=", 0) == 0) l.frame = parse_uint(f.substr(6), where, "frame budget");
+      else if (f.rfind("from=", 0) == 0) {
+        std::string v = f.substr(5);
+        if (v.rfind("sm_", 0) == 0) v = v.substr(3);
+        const uint64_t sm = parse_uint(v, where, "from= SM");
+        if (sm == 0 || sm > 1000) throw FormatError(where, "from=" + f.substr(5) + " is not an SM");
+        l.from_sm = static_cast<int>(sm);
+      }
       else if (f.rfind("control=", 0) == 0) {
         l.control = f.substr(8);
         if (l.control.empty()) throw FormatError(where, "control= names no kind");

@@ -393,6 +393,17 @@ TEST_F(LimitsAudit, ProblemsAreFoundAndNamed) {
   EXPECT_NE(all.find("launches.tsv:"), std::string::npos) << all;
 }
 
+TEST_F(LimitsAudit, FromSmLeavesLowerSmsOut) {
+  std::ofstream(dir / "decl" / "launches.tsv", std::ios::trunc) << "cuda fx/clu fx_cluster 128 0 2 from=90\n";
+  auto a = audit_cuda(cfg, false);
+  for (const auto& e : a.result.errors) ADD_FAILURE() << e;
+  ASSERT_EQ(a.result.lines.size(), 4u);  // sm_90, 100, 120, 121
+  for (const auto& l : a.result.lines) EXPECT_FALSE(l.problem) << l.chip << ": " << l.message;
+  bool noted = false;
+  for (const auto& n : a.result.notes) noted |= n.find("3 launch x SM pairs below") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST_F(LimitsAudit, ControlsOfControlsCudaAreRedOnEverySm) {
   cfg.binaries.clear();
   for (const auto& e : fs::directory_iterator(fixtures()))

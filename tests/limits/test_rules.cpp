@@ -101,6 +101,9 @@ TEST(LimitsLaunches, ParsesRowsFlagsAndSymbolsWithSpaces) {
   EXPECT_TRUE(c.nonportable);
   EXPECT_EQ(c.control, "cluster");
   EXPECT_EQ(c.cluster, 16u);
+  EXPECT_EQ(parse_launch(parse_launch_rows("cuda c/y ky 128 0 2 from=90\n", "x").at(0)).from_sm, 90);
+  EXPECT_EQ(parse_launch(parse_launch_rows("cuda c/y ky 128 0 2 from=sm_100\n", "x").at(0)).from_sm, 100);
+  EXPECT_THROW(parse_launch(parse_launch_rows("cuda c/y ky 128 0 2 from=abc\n", "x").at(0)), FormatError);
 }
 
 TEST(LimitsLaunches, BadRowsNameFileAndLine) {

@@ -30,6 +30,7 @@ struct Launch {
   uint32_t cluster = 1;
   bool optin = false, nonportable = false;
   uint64_t frame = 0;             // frame=<bytes> budget (0: any frame is reported)
+  int from_sm = 0;                // from=<sm>: served only from that SM on (e.g. a cluster kernel, from=90)
   std::string control;            // control=<kind> ("" for a served launch)
   std::vector<std::string> flags; // every flag as written ("-" gives none)
   std::string where() const { return file + ":" + std::to_string(line); }
