@@ -245,13 +245,18 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
         res.errors.push_back(m);
       }
     }
-    if (!found && (!cfg.binaries.empty() || build_has_cuda()))
+    // Named binaries must hold images; this executable must when CUDA launches are declared.
+    if (!found && (!cfg.binaries.empty() || (build_has_cuda() && !launches.empty())))
       res.errors.push_back(shown[i] + ": no CUDA images (no cubin, fatbin or .nv_fatbin section)");
   }
   a.images = images.size();
   for (const auto& im : images) a.kernels += im.cubin.kernels.size();
   if (images.empty() && cfg.binaries.empty() && !build_has_cuda()) {
     res.notes.push_back("cuda: this build has no CUDA images (nvcc was not found when it was configured); gate 5 for CUDA did not run");
+    return a;
+  }
+  if (images.empty() && cfg.binaries.empty() && launches.empty()) {
+    res.notes.push_back("cuda: no CUDA launches declared and no CUDA images in this executable: nothing to audit");
     return a;
   }
 
