@@ -58,11 +58,6 @@ const KernelUsage& get(const std::map<std::pair<std::string, int>, KernelUsage>&
 
 std::vector<uint8_t> bytes_of(const std::string& f) { return *read_file(f); }
 
-std::string write_tmp(const std::string& name, const std::vector<uint8_t>& v) {
-  const fs::path p = fs::temp_directory_path() / ("kc_limits_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size()));
-  return p.string();
-}
 
 }  // namespace
 
