@@ -23,7 +23,7 @@ std::string cuda_error(cudaError_t e) {
 class CudaBackend final : public Backend {
  public:
   ~CudaBackend() override {
-    if (stream_) cudaStreamDestroy(stream_);  // best effort at exit; nothing to report to
+    if (stream_ && !hung_ && lost_.empty()) cudaStreamDestroy(stream_);  // best effort at exit
   }
   std::string name() const override { return "cuda"; }
 
@@ -53,6 +53,7 @@ class CudaBackend final : public Backend {
   // are ignored. A failure here (a fault still pending before recover) is kept for the next sync.
   void free(void* p) override {
     if (!p || !live_.erase(p)) return;
+    if (hung_ || !lost_.empty()) return;  // cudaFree would wait on a kernel that never returns
     cudaError_t e = cudaFree(p);
     if (e != cudaSuccess && pending_.empty()) pending_ = "cudaFree: " + cuda_error(e);
   }
@@ -80,6 +81,13 @@ class CudaBackend final : public Backend {
 
   std::string recover() override {
     if (!absent_.empty()) return absent_;
+    if (!lost_.empty()) return lost_;
+    if (hung_) {
+      // cudaDeviceReset waits for the kernel that never returns: nothing in this process can end it.
+      lost_ = "the device is lost for the rest of this process: a kernel still runs (" + hung_what_ +
+              "), and CUDA ends a running kernel only with its process";
+      return lost_;
+    }
     // The reset destroys the context: every allocation, the stream and any kernel still running.
     cudaError_t e = cudaDeviceReset();
     ++generation_;
@@ -97,7 +105,10 @@ class CudaBackend final : public Backend {
       if (why.empty()) return "";
       cudaGetLastError();
     }
-    return why;
+    // Some drivers refuse any new context in a process whose context faulted (CUDA's documentation
+    // of sticky errors: the process must end). Say so once; every later call fails fast with it.
+    lost_ = "the device is lost for the rest of this process: after the fault, " + why;
+    return lost_;
   }
 
   std::vector<std::string> check_entry(const Spec& spec) override;
@@ -143,6 +154,7 @@ class CudaBackend final : public Backend {
   void ready(const char* what) {
     probe();
     if (!absent_.empty()) throw Error(std::string("cuda: ") + what + ": absent: " + absent_);
+    if (!lost_.empty()) throw Error(std::string("cuda: ") + what + ": " + lost_);
     if (!stream_) throw Error(std::string("cuda: ") + what + ": no stream (a device reset failed)");
   }
 
@@ -181,6 +193,8 @@ class CudaBackend final : public Backend {
       if (s > timeout_s) {
         char buf[128];
         std::snprintf(buf, sizeof buf, "launch still running after %.3g s (cudaStreamQuery: cudaErrorNotReady)", s);
+        hung_ = true;
+        hung_what_ = buf;
         return {SyncResult::hang, buf};
       }
       if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(spins > 100000 ? 1000 : 20));
@@ -204,6 +218,9 @@ class CudaBackend final : public Backend {
   uint64_t generation_ = 0;  // device resets so far
   std::unordered_set<void*> live_;  // allocations of the current generation
   std::string pending_;
+  bool hung_ = false;        // a launch never returned: a reset would wait for it forever
+  std::string hung_what_;
+  std::string lost_;         // non-empty: the device cannot be used again in this process, and why
 };
 
 // Each of the spec's launches: its loaded kernels' attributes against this device's limits and the
@@ -212,6 +229,7 @@ std::vector<std::string> CudaBackend::check_entry(const Spec& spec) {
   std::vector<std::string> problems;
   probe();
   if (!absent_.empty()) return problems;
+  if (!lost_.empty()) return {lost_};
   for (const std::string& name : spec.launches) {
     int found = 0;
     for (const cuda::LaunchFn& l : cuda::launch_fns()) {
