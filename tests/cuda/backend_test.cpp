@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <vector>
 
 #include "backends/factories.hpp"
@@ -78,7 +79,11 @@ TEST(CudaBackend, ServedKernelPassesCheckEntry) {
 // (the CUDA error by name; the hang cut off at the limit) and that the entries after it fail fast
 // with a clear reason instead of hanging or crashing; this process then runs the next entry.
 std::string run_child(const std::string& test) {
-  std::string cmd = "KC_CUDA_CHILD=1 timeout 60 /proc/self/exe --gtest_filter=CudaBackend." + test + " 2>&1";
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);  // this binary, not the shell's
+  if (n <= 0) return "readlink /proc/self/exe failed";
+  self[n] = 0;
+  std::string cmd = std::string("KC_CUDA_CHILD=1 timeout 60 '") + self + "' --gtest_filter=CudaBackend." + test + " 2>&1";
   std::string out;
   if (FILE* f = popen(cmd.c_str(), "r")) {
     char buf[4096];
