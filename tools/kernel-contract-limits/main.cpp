@@ -17,14 +17,11 @@
 #include "hip/other_kinds.hpp"
 #define KC_OTHER_KINDS 1
 #endif
-#include "../../limits/hip/other_kinds.hpp"  // --kind hip|xpu|metal (limits/README-backends.md)
 
 int main(int argc, char** argv) {
 #ifdef KC_OTHER_KINDS
   if (const int rc = kc::limits::other_kind_main(argc, argv); rc >= 0) return rc;
 #endif
-  // Kinds beyond CUDA are run by limits/hip/other_kinds.cpp; -1 means "not mine": CUDA goes on below.
-  if (const int rc = kc::limits::other_kind_main(argc, argv); rc >= 0) return rc;
   CLI::App app{
       "Gate 5 for CUDA: reads registers, shared memory, launch bounds, clusters and frames from the cubins in\n"
       "executables, shared libraries, object files, fatbins or cubins (no GPU needed), prints one RECORD line\n"
