@@ -8,6 +8,11 @@
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
 
+namespace kc {
+// Test names and CTest lines show the entry's name, not the registration's bytes.
+void PrintTo(const Registration& r, std::ostream* os) { *os << r.backend << ":" << r.name; }
+}  // namespace kc
+
 namespace {
 
 kc::Backend& cpu() {
