@@ -98,7 +98,7 @@ void Spec::validate() const {
         fail(f, fmt::format("served size {} is outside the envelope (least {}, step {})", v, d.least, d.step));
   }
   if (sums && sums->summed && !sums->depth) fail("sums", "no depth function");
-  if (!replaces.empty() && !replaces.empty() && replaces == name) fail("replaces", "an entry cannot replace itself");
+  if (!replaces.empty() && replaces == name) fail("replaces", "an entry cannot replace itself");
   for (const auto& k : known)
     if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
   if (control) {
