@@ -16,14 +16,7 @@ extern const char* const kAmdChipsTsv;  // amd_chips.tsv, written into the build
 
 std::vector<AmdChip> parse_amd_chips(const std::string& text, const std::string& name) {
   std::vector<AmdChip> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::string where = name + ":" + std::to_string(n);
-    std::vector<std::string> c = split_columns(line);
-    if (c.empty()) continue;
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& c) {
     if (c.size() < 11) throw FormatError(where, "a chip row needs 10 columns and a source (has " + std::to_string(c.size()) + " columns)");
     AmdChip r;
     r.name = c[0];
@@ -37,11 +30,9 @@ std::vector<AmdChip> parse_amd_chips(const std::string& text, const std::string&
     r.threads = uint32_t(parse_uint(c[8], where, "threads"));
     r.sgprs = uint32_t(parse_uint(c[9], where, "sgprs"));
     if (!r.gran32 || !r.gran64 || !r.simds || !r.waves) throw FormatError(where, "a granule, waves or simds of 0");
-    // The source is the rest of the line after the tenth column (it may hold spaces).
-    size_t pos = line.find(c[10]);
-    r.source = line.substr(pos);
+    r.source = join_from(c, 10);
     out.push_back(std::move(r));
-  }
+  });
   if (out.empty()) throw FormatError(name, "no chip rows");
   return out;
 }
@@ -85,24 +76,13 @@ std::string record_line(const HipRecord& r) {
 
 std::vector<HipRecord> parse_records(const std::string& text, const std::string& name) {
   std::vector<HipRecord> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::string where = name + ":" + std::to_string(n);
-    std::vector<std::string> c = split_columns(line);
-    if (c.empty()) continue;
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& c) {
     if (c[0] != "RECORD" || c.size() < 2 || c[1] != "hip") throw FormatError(where, "not a RECORD hip line");
     if (c.size() != 15) throw FormatError(where, "a RECORD hip line has 15 fields (has " + std::to_string(c.size()) + ")");
     HipRecord r;
     r.launch = c[2];
     r.chip = c[3];
-    auto field = [&](size_t i, const char* key) -> std::string {
-      const std::string k = std::string(key) + "=";
-      if (c[i].rfind(k, 0) != 0) throw FormatError(where, "field " + std::to_string(i + 1) + " should be " + k + "...");
-      return c[i].substr(k.size());
-    };
+    auto field = [&](size_t i, const char* key) { return keyed(c, i, key, where); };
     r.symbol = field(4, "symbol");
     r.image = field(5, "image");
     r.instances = uint32_t(parse_uint(field(6, "instances"), where, "instances"));
@@ -116,7 +96,7 @@ std::vector<HipRecord> parse_records(const std::string& text, const std::string&
     r.spills = uint32_t(parse_uint(field(13, "spills"), where, "spills"));
     r.dynamic_stack = parse_uint(field(14, "dynstack"), where, "dynstack") != 0;
     out.push_back(std::move(r));
-  }
+  });
   return out;
 }
 

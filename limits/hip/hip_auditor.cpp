@@ -32,16 +32,14 @@ std::vector<HipLaunch> hip_launches(const std::vector<LaunchRow>& rows) {
     const size_t n = c.size();
     HipLaunch l;
     l.name = c[1];
-    for (size_t i = 2; i + 3 < n; ++i) l.symbol += (i > 2 ? " " : "") + c[i];
+    l.symbol = join_from(c, 2, n - 3);
     l.where = where;
     const uint64_t t = parse_uint(c[n - 3], where, "threads");
     if (t == 0 || t > 65536) throw FormatError(where, "threads " + c[n - 3] + " is not 1..65536");
     l.threads = uint32_t(t);
     l.dyn_lds = parse_uint(c[n - 2], where, "dyn_lds");
-    if (c[n - 1] != "-") {
-      std::istringstream fl(c[n - 1]);
-      std::string f;
-      while (std::getline(fl, f, ',')) {
+    {
+      for (const std::string& f : split_list(c[n - 1])) {
         if (f.rfind("control=", 0) == 0 && f.size() > 8) l.control = f.substr(8);
         else if (f.rfind("scratch=", 0) == 0) l.scratch_budget = parse_uint(f.substr(8), where, "scratch budget");
         else if (f.rfind("image=", 0) == 0 && f.size() > 6) l.image = f.substr(6);

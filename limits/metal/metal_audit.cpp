@@ -13,14 +13,7 @@ extern const char* const kAppleChipsTsv;  // apple_chips.tsv, written into the b
 
 std::vector<AppleChip> parse_apple_chips(const std::string& text, const std::string& name) {
   std::vector<AppleChip> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::string where = name + ":" + std::to_string(n);
-    auto c = split_columns(line);
-    if (c.empty()) continue;
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& c) {
     if (c.size() < 6) throw FormatError(where, "a chip row needs 5 columns and a source");
     AppleChip r;
     r.name = c[0];
@@ -30,9 +23,9 @@ std::vector<AppleChip> parse_apple_chips(const std::string& text, const std::str
     const uint64_t regs = parse_uint(c[4], where, "regs");
     if (regs > 1) throw FormatError(where, "regs is 0 or 1");
     r.pipeline_limit = regs == 1;
-    r.source = line.substr(line.find(c[5]));
+    r.source = join_from(c, 5);
     out.push_back(std::move(r));
-  }
+  });
   if (out.empty()) throw FormatError(name, "no chip rows");
   return out;
 }
@@ -57,9 +50,7 @@ std::vector<MetalLaunch> metal_launches(const std::vector<LaunchRow>& rows) {
     if (t == 0 || t > 65536) throw FormatError(where, "threads " + c[3] + " is not 1..65536");
     l.threads = uint32_t(t);
     l.tg = parse_uint(c[4], where, "tg_bytes");
-    std::istringstream fl(c[5] == "-" ? std::string() : c[5]);
-    std::string f;
-    while (std::getline(fl, f, ',')) {
+    for (const std::string& f : split_list(c[5])) {
       if (f.rfind("m1m2=", 0) == 0) {
         const uint64_t m = parse_uint(f.substr(5), where, "m1m2");
         if (m == 0 || m > 1024) throw FormatError(where, "m1m2=" + f.substr(5) + " is not 1..1024");

@@ -1,7 +1,5 @@
 #include "kc/limits/chips.hpp"
 
-#include <sstream>
-
 #include "kc/limits/error.hpp"
 #include "kc/limits/text.hpp"
 
@@ -11,14 +9,7 @@ extern const char* const kCudaChipsTsv;  // generated from chips/cuda.tsv (chips
 
 std::vector<CudaChip> parse_cuda_chips(const std::string& text, const std::string& name) {
   std::vector<CudaChip> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    auto cols = split_columns(line);
-    if (cols.empty()) continue;
-    const std::string where = name + ":" + std::to_string(n);
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& cols) {
     if (cols.size() < 17) throw FormatError(where, "chip row has " + std::to_string(cols.size()) + " columns, want 16 and a source");
     CudaChip c;
     c.name = cols[0];
@@ -34,11 +25,11 @@ std::vector<CudaChip> parse_cuda_chips(const std::string& text, const std::strin
     c.clusters = cols[13] == "yes";
     c.cluster_portable = static_cast<uint32_t>(parse_uint(cols[14], where, "cluster_portable"));
     c.cluster_max = static_cast<uint32_t>(parse_uint(cols[15], where, "cluster_max"));
-    for (size_t i = 16; i < cols.size(); ++i) c.source += (i > 16 ? " " : "") + cols[i];
+    c.source = join_from(cols, 16);
     if (c.reg_unit == 0 || c.warp_round == 0) throw FormatError(where, "reg_unit and warp_round must be positive");
     if (c.smem_optin + c.smem_reserved > c.smem_sm) throw FormatError(where, "smem_optin + smem_reserved is more than smem_sm");
     out.push_back(std::move(c));
-  }
+  });
   if (out.empty()) throw FormatError(name, "no chip rows");
   return out;
 }

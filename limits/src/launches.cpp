@@ -48,17 +48,15 @@ Launch parse_launch(const LaunchRow& row) {
   l.backend = c[0];
   l.name = c[1];
   const size_t n = c.size();
-  for (size_t i = 2; i + 4 < n; ++i) l.symbol += (i > 2 ? " " : "") + c[i];
+  l.symbol = join_from(c, 2, n - 4);
   l.threads = parse_uint(c[n - 4], where, "threads");
   l.dyn_smem = parse_uint(c[n - 3], where, "dyn_smem");
   const uint64_t cl = parse_uint(c[n - 2], where, "cluster");
   if (l.threads == 0) throw FormatError(where, "threads is 0");
   if (cl == 0 || cl > 1024) throw FormatError(where, "cluster " + c[n - 2] + " is not 1..1024");
   l.cluster = static_cast<uint32_t>(cl);
-  if (c[n - 1] != "-") {
-    std::string f;
-    std::istringstream fl(c[n - 1]);
-    while (std::getline(fl, f, ',')) {
+  {
+    for (const std::string& f : split_list(c[n - 1])) {
       if (f.empty()) throw FormatError(where, "empty flag in '" + c[n - 1] + "'");
       l.flags.push_back(f);
       if (f == "optin") l.optin = true;

@@ -1,6 +1,8 @@
 #include "kc/limits/text.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <sstream>
 
 #include "kc/limits/error.hpp"
 
@@ -37,6 +39,38 @@ uint64_t parse_uint(const std::string& text, const std::string& where, const cha
     v = v * (hex ? 16 : 10) + static_cast<uint64_t>(d);
   }
   return v;
+}
+
+void for_each_row(const std::string& text, const std::string& name,
+                  const std::function<void(const std::string&, const std::vector<std::string>&)>& fn) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::vector<std::string> cols = split_columns(line);
+    if (!cols.empty()) fn(name + ":" + std::to_string(n), cols);
+  }
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  if (s == "-" || s.empty()) return out;
+  size_t at = 0;
+  for (size_t comma; (comma = s.find(',', at)) != std::string::npos; at = comma + 1) out.push_back(s.substr(at, comma - at));
+  out.push_back(s.substr(at));
+  return out;
+}
+
+std::string join_from(const std::vector<std::string>& cols, size_t from, size_t end) {
+  std::string out;
+  for (size_t i = from; i < std::min(end, cols.size()); ++i) out += (i > from ? " " : "") + cols[i];
+  return out;
+}
+
+std::string keyed(const std::vector<std::string>& cols, size_t i, const char* key, const std::string& where) {
+  const std::string k = std::string(key) + "=";
+  if (i >= cols.size() || cols[i].rfind(k, 0) != 0)
+    throw FormatError(where, "field " + std::to_string(i + 1) + " should be " + k + "...");
+  return cols[i].substr(k.size());
 }
 
 }  // namespace kc::limits

@@ -31,14 +31,7 @@ uint32_t IntelCard::max_wg(uint32_t simd, uint32_t grf) const {
 
 std::vector<IntelCard> parse_intel_cards(const std::string& text, const std::string& name) {
   std::vector<IntelCard> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::string where = name + ":" + std::to_string(n);
-    auto c = split_columns(line);
-    if (c.empty()) continue;
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& c) {
     if (c.size() < 8) throw FormatError(where, "a card row needs 7 columns and a source");
     IntelCard r;
     r.name = c[0];
@@ -47,12 +40,10 @@ std::vector<IntelCard> parse_intel_cards(const std::string& text, const std::str
     r.eus = uint32_t(parse_uint(c[3], where, "eus"));
     r.thr128 = uint32_t(parse_uint(c[4], where, "thr128"));
     r.thr256 = uint32_t(parse_uint(c[5], where, "thr256"));
-    std::istringstream sg(c[6]);
-    std::string s;
-    while (std::getline(sg, s, ',')) r.sgs.push_back(uint32_t(parse_uint(s, where, "sub-group size")));
-    r.source = line.substr(line.find(c[7]));
+    for (const std::string& s : split_list(c[6])) r.sgs.push_back(uint32_t(parse_uint(s, where, "sub-group size")));
+    r.source = join_from(c, 7);
     out.push_back(std::move(r));
-  }
+  });
   if (out.empty()) throw FormatError(name, "no card rows");
   return out;
 }
@@ -88,20 +79,9 @@ std::string record_line(const XpuRecord& r) {
 
 std::vector<XpuRecord> parse_records(const std::string& text, const std::string& name) {
   std::vector<XpuRecord> out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::string where = name + ":" + std::to_string(n);
-    auto c = split_columns(line);
-    if (c.empty()) continue;
+  for_each_row(text, name, [&](const std::string& where, const std::vector<std::string>& c) {
     if (c.size() != 13 || c[0] != "RECORD" || c[1] != "xpu") throw FormatError(where, "not a RECORD xpu line of 13 fields");
-    auto field = [&](size_t i, const char* key) -> std::string {
-      const std::string k = std::string(key) + "=";
-      if (c[i].rfind(k, 0) != 0) throw FormatError(where, "field " + std::to_string(i + 1) + " should be " + k + "...");
-      return c[i].substr(k.size());
-    };
+    auto field = [&](size_t i, const char* key) { return keyed(c, i, key, where); };
     XpuRecord r;
     r.launch = c[2];
     r.card = c[3];
@@ -123,7 +103,7 @@ std::vector<XpuRecord> parse_records(const std::string& text, const std::string&
     r.spill_bytes = parse_uint(field(11, "spill"), where, "spill");
     r.barriers = uint32_t(parse_uint(field(12, "barriers"), where, "barriers"));
     out.push_back(std::move(r));
-  }
+  });
   return out;
 }
 
@@ -171,9 +151,7 @@ std::vector<XpuLaunch> xpu_launches(const std::vector<LaunchRow>& rows) {
     if (wg == 0 || wg > 65536) throw FormatError(where, "wg_size " + c[3] + " is not 1..65536");
     l.wg = uint32_t(wg);
     l.slm = parse_uint(c[4], where, "slm_bytes");
-    std::istringstream fl(c[5] == "-" ? std::string() : c[5]);
-    std::string f;
-    while (std::getline(fl, f, ',')) {
+    for (const std::string& f : split_list(c[5])) {
       if (f.rfind("sg=", 0) == 0) l.sg = uint32_t(parse_uint(f.substr(3), where, "sg"));
       else if (f.rfind("grf=", 0) == 0) l.grf = uint32_t(parse_uint(f.substr(4), where, "grf"));
       else if (f.rfind("spill=", 0) == 0) l.spill_budget = parse_uint(f.substr(6), where, "spill budget");

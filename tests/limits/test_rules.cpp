@@ -15,6 +15,7 @@
 #include "kc/limits/fatbin.hpp"
 #include "kc/limits/launches.hpp"
 #include "kc/limits/records.hpp"
+#include "kc/limits/text.hpp"
 
 namespace fs = std::filesystem;
 using namespace kc::limits;
@@ -301,4 +302,44 @@ TEST(LimitsHostile, FatbinHeadersThatLie) {
   put64(z, 16 + 40, kFatbinLz4);
   put64(z, 16 + 56, 1 << 20);
   run(z, "LZ4");
+}
+
+// The text helpers every gate 5 data file goes through (chip tables, launch rows, records).
+TEST(LimitsText, RowsListsSourcesAndKeyedFields) {
+  std::vector<std::string> seen;
+  for_each_row("# header\n\na b  # note\n  c\n", "f.tsv", [&](const std::string& where, const std::vector<std::string>& c) {
+    seen.push_back(where + "=" + join_from(c, 0));
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"f.tsv:3=a b", "f.tsv:4=c"}));
+
+  EXPECT_TRUE(split_list("-").empty());
+  EXPECT_EQ(split_list("optin,frame=8"), (std::vector<std::string>{"optin", "frame=8"}));
+  // Empty items are kept so that a parser can refuse "a,,b" and "a," by name.
+  EXPECT_EQ(split_list("a,,b"), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split_list("a,"), (std::vector<std::string>{"a", ""}));
+
+  // A source is the columns after the numbers, even when its text also occurs among them.
+  const std::vector<std::string> row{"sm_90", "1", "2", "see", "table", "1"};
+  EXPECT_EQ(join_from(row, 3), "see table 1");
+  EXPECT_EQ(join_from(row, 1, 3), "1 2");
+  EXPECT_EQ(join_from(row, 9), "");
+
+  const std::vector<std::string> rec{"RECORD", "hip", "symbol=k", "vgprs"};
+  EXPECT_EQ(keyed(rec, 2, "symbol", "r.txt:1"), "k");
+  EXPECT_THROW(keyed(rec, 3, "vgprs", "r.txt:1"), FormatError);
+  EXPECT_THROW(keyed(rec, 7, "vgprs", "r.txt:1"), FormatError);
+  try {
+    keyed(rec, 2, "image", "r.txt:4");
+    FAIL() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("r.txt:4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("image="), std::string::npos) << e.what();
+  }
+}
+
+// A trailing or doubled comma in a launch's flags is an error naming the row, not a silent drop.
+TEST(LimitsText, EmptyLaunchFlagIsRefused) {
+  EXPECT_THROW(launch(128, 0, 1, "optin,"), FormatError);
+  EXPECT_THROW(launch(128, 0, 1, "optin,,nonportable"), FormatError);
+  EXPECT_TRUE(launch(128, 0, 1, "optin").optin);
 }
