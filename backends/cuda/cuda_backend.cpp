@@ -111,6 +111,14 @@ class CudaBackend final : public Backend {
     return lost_;
   }
 
+  // Set by recover() when the driver refuses a new context or a kernel still runs; a hang seen by
+  // a copy (no recover() yet) is already a lost device: nothing in this process ends that kernel.
+  std::string lost() const override {
+    if (!lost_.empty()) return lost_;
+    if (hung_) return "the device is lost for the rest of this process: a kernel still runs (" + hung_what_ + ")";
+    return {};
+  }
+
   std::vector<std::string> check_entry(const Spec& spec) override;
 
  private:

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -13,8 +14,25 @@
 #include "kc/audit.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
+#include "respawn.hpp"
 
 namespace kc {
+
+// What a fresh process after a lost device runs: this very binary, even if its file was replaced
+// since, through /proc/self/exe; where there is none, argv[0] as found on PATH.
+static std::string self_exe(const char* argv0) {
+  if (access("/proc/self/exe", X_OK) == 0) return "/proc/self/exe";
+  std::string a = argv0 ? argv0 : "";
+  if (a.empty() || a.find('/') != std::string::npos) return a;
+  const char* path = std::getenv("PATH");
+  for (std::string dirs = path ? path : ""; !dirs.empty();) {
+    std::string dir = dirs.substr(0, dirs.find(':'));
+    dirs.erase(0, dir.size() + 1);
+    std::string p = (dir.empty() ? "." : dir) + "/" + a;
+    if (access(p.c_str(), X_OK) == 0) return p;
+  }
+  return "";
+}
 
 static void list_entries(const RunOptions& opt, const std::vector<Backend*>& backends, int& matched) {
   for (auto* b : backends) {
@@ -64,6 +82,11 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-limits", no_limits, "skip gate 5 (the audit of compiled binaries)");
   app.add_option("--audit", opt.audit_paths, "binaries for gate 5 to read (default: this executable)");
+  // Hidden: how a run re-runs this executable after a lost device (core/src/respawn.cpp).
+  std::string resume_after;
+  int stream_fd = -1;
+  app.add_option("--resume-after", resume_after)->group("");
+  app.add_option("--stream-fd", stream_fd)->group("");
   app.footer(
       "Exit codes: 0 every gate passed or is KNOWN and every control is red; 1 any failed gate,\n"
       "green control, fixed known finding, limit problem or entry error; 2 bad usage; 3 nothing matched.");
@@ -96,6 +119,21 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     std::cerr << "kernel-contract: unknown backend '" << opt.backend << "' (cpu, cuda, hip, xpu, metal)\n";
     return exit_usage;
   }
+  if (!resume_after.empty() || stream_fd >= 0) {
+    Backend* b = nullptr;
+    for (auto* x : backends)
+      if (x->name() == opt.backend) b = x;
+    if (!b || resume_after.empty() || stream_fd < 0 || list) {
+      std::cerr << "kernel-contract: --resume-after and --stream-fd are for the fresh process a run starts after a "
+                   "lost device; they need each other and --backend\n";
+      return exit_usage;
+    }
+    opt.limits = false;  // gate 5 is the parent's
+    int rc = detail::run_resumed(opt, *b, resume_after, stream_fd);
+    std::cout.flush();
+    std::fflush(nullptr);
+    std::_Exit(rc);  // a device's exit handlers could wait forever on a kernel that never returned
+  }
   if (list) {
     int matched = 0;
     list_entries(opt, backends, matched);
@@ -103,6 +141,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     return matched ? exit_ok : exit_no_match;
   }
   opt.progress = isatty(2);
+  opt.self_exe = self_exe(argc > 0 ? argv[0] : nullptr);
   std::vector<std::unique_ptr<Reporter>> reps;
   std::ofstream file;
   reps.push_back(make_console_reporter(std::cout, isatty(1)));
@@ -123,6 +162,15 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     RunResult res = run(opt, backends, rp);
     if (res.exit_code == exit_no_match)
       std::cerr << "kernel-contract: nothing matches --only '" << opt.only << "': a filter that matches nothing is an error\n";
+    for (auto* b : backends)
+      if ((opt.backend.empty() || opt.backend == b->name()) && !b->lost().empty()) {
+        // Everything is reported; leave without the exit handlers, which could wait forever on a
+        // kernel that never returned.
+        if (file.is_open()) file.flush();
+        std::cout.flush();
+        std::fflush(nullptr);
+        std::_Exit(res.exit_code);
+      }
     return res.exit_code;
   } catch (const std::exception& e) {
     std::cerr << "kernel-contract: " << e.what() << "\n";

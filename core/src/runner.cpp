@@ -12,6 +12,7 @@
 #include "kc/audit.hpp"
 #include "kc/registry.hpp"
 #include "repro.hpp"
+#include "respawn.hpp"
 
 namespace kc {
 
@@ -100,8 +101,9 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
       o.detail = x.what();
       crashed = true;
     }
-    GateEvent ev{b.name(), reg.name, g, Status::pass, o.failed ? why_name(o.why) : "", o.shape, ""};
+    GateEvent ev{b.name(), reg.name, g, Status::pass, o.failed && !crashed ? why_name(o.why) : "", o.shape, ""};
     ev.status = crashed ? Status::error : judge(e.spec, g, o, ev.detail);
+    if (crashed) ev.detail = o.detail;  // what threw, e.g. the backend saying its device is lost
     ev.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const auto& n : o.notes) note(reps, b.name(), fmt::format("{} gate {}: {}", reg.name, int(g), n));
     if (opt.repro && o.failed && !crashed && o.why != Why::fault && o.why != Why::hang) {
@@ -116,7 +118,8 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
   return events;
 }
 
-static void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& evs) {
+namespace detail {
+void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& evs) {
   bool ok = true, red = false;
   for (const auto& e : evs) {
     if (e.status == Status::known) ++s.known;
@@ -135,6 +138,18 @@ static void tally(Summary& s, const Registration& reg, const std::vector<GateEve
     if (ok) ++s.kernels_passing;
   }
 }
+
+std::vector<const Registration*> selection(const std::string& backend, const std::string& only) {
+  std::vector<const Registration*> sel;
+  for (const auto& reg : registry())
+    if (reg.backend == backend && reg.name.find(only) != std::string::npos) sel.push_back(&reg);
+  return sel;
+}
+
+void Progress::show(const std::string& backend, const std::string& entry) {
+  if (on) std::fprintf(stderr, "\r\033[K[%d/%d] %s %s", ++done, total, backend.c_str(), entry.c_str()), std::fflush(stderr);
+}
+}  // namespace detail
 
 static void audit_backend(Summary& s, const RunOptions& opt, std::vector<Reporter*>& reps, int& matched) {
   for (auto& a : auditors()) {
@@ -199,11 +214,11 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
     emit(reps, {"", "(registry)", Gate::nonfinite, Status::error, "spec", "", d});
     failed = true;
   }
-  int matched = 0, total = 0, done = 0;
+  int matched = 0;
+  detail::Progress progress{opt.progress};
   for (auto* b : backends)
-    if (opt.backend.empty() || opt.backend == b->name())
-      for (const auto& reg : registry())
-        if (reg.backend == b->name() && reg.name.find(opt.only) != std::string::npos && b->absent().empty()) ++total;
+    if ((opt.backend.empty() || opt.backend == b->name()) && b->absent().empty())
+      progress.total += int(detail::selection(b->name(), opt.only).size());
   bool backend_seen = opt.backend.empty();
   for (auto* b : backends) {
     if (!opt.backend.empty() && opt.backend != b->name()) continue;
@@ -216,18 +231,31 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       ++s.errors;  // asked for by name, and it cannot run here
       note(reps, s.backend, fmt::format("--backend {} was asked for, but it is absent: {}", s.backend, s.absent));
     }
-    for (const auto& reg : registry()) {
-      if (reg.backend != s.backend || reg.name.find(opt.only) == std::string::npos) continue;
-      ++matched;
+    const auto sel = detail::selection(s.backend, opt.only);
+    matched += int(sel.size());
+    bool lost_noted = false;
+    for (size_t i = 0; i < sel.size(); ++i) {
+      const Registration& reg = *sel[i];
       if (!s.absent.empty()) {
         if (reg.control) ++s.controls_not_run; else ++s.kernels;
         continue;
       }
-      if (opt.progress)
-        std::fprintf(stderr, "\r\033[K[%d/%d] %s %s", ++done, total, s.backend.c_str(), reg.name.c_str()), std::fflush(stderr);
-      tally(s, reg, run_entry(reg, *b, opt, reps));
+      progress.show(s.backend, reg.name);
+      detail::tally(s, reg, run_entry(reg, *b, opt, reps));
+      // After a fault some drivers refuse the device to this process for good: the rest of this
+      // backend's entries then run in fresh processes, reported and tallied here.
+      const std::string lost = i + 1 < sel.size() ? b->lost() : "";
+      if (lost.empty()) continue;
+      if (!opt.self_exe.empty()) {
+        detail::continue_fresh(s, opt, sel, i, lost, reps, progress);
+        break;
+      }
+      if (!lost_noted)
+        note(reps, s.backend, fmt::format("{}; no executable to re-run is known, so the remaining {} entries run "
+                                          "on in this process and fail", lost, sel.size() - i - 1));
+      lost_noted = true;
     }
-    if (opt.progress && total) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
+    if (opt.progress && progress.total) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
     if (opt.limits) audit_backend(s, opt, reps, matched);
     for (auto* r : reps) r->summary(s);
     out.summaries.push_back(s);

@@ -37,6 +37,10 @@ class Backend {
   virtual SyncResult sync(double timeout_s) = 0;
   // After a fault: make the device usable again (e.g. reset it). Returns "" or why it could not.
   virtual std::string recover() = 0;
+  // "" while the device is usable; else why it is lost for the rest of this process (e.g. the
+  // driver refuses a new context after a fault, or a kernel never returned). The runner then
+  // runs the backend's remaining entries in a fresh process.
+  virtual std::string lost() const { return {}; }
   // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
   // attributes, by the spec's launch names, against the device's limits). Each string is a problem.
   virtual std::vector<std::string> check_entry(const Spec&) { return {}; }

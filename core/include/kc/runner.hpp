@@ -21,6 +21,10 @@ struct RunOptions {
   bool progress = false;     // a progress line on stderr (the CLI sets it on a terminal)
   double timeout_s = 30;     // per launch, before a hang is reported
   std::vector<std::string> audit_paths;
+  // The executable to re-run when a backend's device is lost mid-run (the CLI sets it to itself):
+  // the backend's remaining entries then run in a fresh process and are reported here as if run
+  // here. "" = they run on in this process and fail fast, each naming the lost device.
+  std::string self_exe;
 };
 
 // Exit codes: 0 every gate passed or is KNOWN and every control red; 1 a failure; 2 bad usage;

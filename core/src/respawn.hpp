@@ -1,0 +1,41 @@
+// Runs on after a lost device: a backend whose device this process can no longer use (after an
+// illegal address some drivers refuse any new context; a kernel that never returns ends only with
+// its process) has its remaining entries run by a fresh copy of this executable, which streams
+// its verdicts back one JSON line each; this process reports and tallies them as its own.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kc/registry.hpp"
+#include "kc/report.hpp"
+#include "kc/runner.hpp"
+
+namespace kc::detail {
+
+// The registered entries of a backend whose names hold `only`, in registration order (the same in
+// every process of one executable).
+std::vector<const Registration*> selection(const std::string& backend, const std::string& only);
+// One entry's verdicts into its backend's SUMMARY counts.
+void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& evs);
+
+// The "[k/n] backend entry" line on stderr, counted over the whole run.
+struct Progress {
+  bool on = false;
+  int done = 0, total = 0;
+  void show(const std::string& backend, const std::string& entry);
+};
+
+// Parent side: sel[after] ran and left the device lost (why). Runs sel[after+1..] in fresh processes
+// of opt.self_exe, one after another as each loses the device again; re-emits their events to
+// reps and tallies them into s. A process that dies mid-entry fails that entry by name and the
+// next process starts after it; one that dies without finishing an entry ends the respawning, and
+// every entry left is reported as not run. Each fresh process thus covers at least one entry.
+void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const Registration*>& sel, size_t after,
+                    const std::string& why, std::vector<Reporter*>& reps, Progress& progress);
+
+// Child side (the CLI's hidden --resume-after): runs opt.backend's selected entries after the one
+// named `after` on b, streaming to fd; stops after an entry that leaves the device lost. Returns
+// the process's exit code: 0 when the stream is complete (verdicts are the parent's to judge).
+int run_resumed(const RunOptions& opt, Backend& b, const std::string& after, int fd);
+
+}  // namespace kc::detail
