@@ -1,15 +1,17 @@
 // What the dense and affine families share (internal to core): a small seeded PRNG, bf16 values
-// for the random fills, and a parallel loop so float64 references at 32 x 16,384 x 16,384 finish in
-// a second on a many-core host.
+// for the random fills (one stream a row, so fills run on every core and stay the same for a seed
+// whatever the core count), and the repeated-row check gate 4's references use.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <functional>
-#include <thread>
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "kc/numeric.hpp"
+#include "kc/parallel.hpp"
 #include "kc/types.hpp"
 
 namespace kc::fam {
@@ -42,43 +44,27 @@ inline bf16 spread_bf16(Rng& r, int elo, int ehi) {
 inline double bf(bf16 v) { return double(from_bf16(v)); }
 inline bf16 bf_exact(double v) { return to_bf16(v, Round::nearest); }
 
-// Runs fn(i) for i in [0, n) over the host's cores, in contiguous blocks.
-inline void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
-  int64_t threads = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), 64));
-  threads = std::min(threads, std::max<int64_t>(1, n));
-  if (threads == 1) {
-    fn(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  int64_t per = (n + threads - 1) / threads;
-  for (int64_t t = 0; t < threads; ++t) {
-    int64_t b = t * per, e = std::min(n, b + per);
-    if (b >= e) break;
-    pool.emplace_back([&fn, b, e] { fn(b, e); });
-  }
-  for (auto& th : pool) th.join();
+// True when every one of `rows` rows of `width` elements equals row r % pats byte for byte (gate 4's
+// fills repeat a few pattern rows; a reference may then evaluate each distinct row once).
+template <class T>
+bool rows_repeat(std::span<const T> v, int64_t rows, int64_t width, int64_t pats) {
+  if (pats < 1 || pats > rows) return false;
+  std::atomic<bool> same{true};
+  kc::parallel_for(rows - pats, [&](int64_t b, int64_t e) {
+    for (int64_t r = pats + b; r < pats + e && same.load(std::memory_order_relaxed); ++r)
+      if (std::memcmp(&v[r * width], &v[(r % pats) * width], size_t(width) * sizeof(T)) != 0) same = false;
+  }, 64);
+  return same;
 }
 
-// A float64 dot and its magnitude over bf16 values widened to float: a bf16 x bf16 product is exact
-// in float (16 significant bits), so only the sums are done in double, four chains for speed (the
-// order of float64 sums does not matter at these bounds: its error is below 2^-53 k of the
-// magnitude).
-inline void dot_mag(const float* a, const float* b, int64_t k, double& dot, double& mag) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0, m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-  int64_t i = 0;
-  for (; i + 4 <= k; i += 4) {
-    double p0 = a[i] * b[i], p1 = a[i + 1] * b[i + 1], p2 = a[i + 2] * b[i + 2], p3 = a[i + 3] * b[i + 3];
-    s0 += p0, s1 += p1, s2 += p2, s3 += p3;
-    m0 += std::fabs(p0), m1 += std::fabs(p1), m2 += std::fabs(p2), m3 += std::fabs(p3);
-  }
-  for (; i < k; ++i) {
-    double p = a[i] * b[i];
-    s0 += p;
-    m0 += std::fabs(p);
-  }
-  dot = (s0 + s1) + (s2 + s3);
-  mag = (m0 + m1) + (m2 + m3);
+// Outputs [rows x cols] from those of the distinct pairs [pr x pc]: out[m, n] = small[m % pr, n % pc].
+inline void expand_patterns(const std::vector<double>& small, int64_t pr, int64_t pc, int64_t rows, int64_t cols,
+                            std::vector<double>& out) {
+  out.resize(size_t(rows * cols));
+  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
+    for (int64_t m = b; m < e; ++m)
+      for (int64_t n = 0; n < cols; ++n) out[m * cols + n] = small[(m % pr) * pc + n % pc];
+  }, 16);
 }
 
 }  // namespace kc::fam

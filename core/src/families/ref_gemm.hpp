@@ -1,0 +1,40 @@
+// The dense and affine float64 references as cache-blocked GEMMs (internal to core). They evaluate
+// the same formula, in the same order, as the plain loops they replace: each output's value and
+// magnitude are sums in double over k ascending (the affine form: per group, then the group's scale
+// and bias), so they equal those loops bit for bit (tests/dense, tests/affine check it on ragged
+// sizes). Only the work is arranged for speed: bf16 inputs widened to double panels once per block,
+// register-blocked micro-kernels (AVX-512, AVX2+FMA or portable, picked at run time for the CPU
+// the binary runs on), blocks spread over every core by kc::parallel_for.
+#pragma once
+#include <cstdint>
+
+#include "kc/types.hpp"
+
+namespace kc::fam {
+
+// y[m*N + n] = sum_k x[m*K + k] * w[n*K + k] and mag[m*N + n] = sum_k |x[m*K + k] * w[n*K + k]|,
+// in double, k ascending. x is [M x K], w is [N x K], both bf16 row-major.
+void ref_dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag);
+
+// MLX's affine form (kc/families/affine.hpp): per group g of `group` columns,
+//   y += s[n,g] * (sum_{k in g} x q) + b[n,g] * (sum_{k in g} x)
+//   mag += |s[n,g]| * (sum_{k in g} |x| q) + |b[n,g]| * (sum_{k in g} |x|)
+// each inner sum in double over k ascending, groups ascending. q: [N x wpr] words of `bits`-bit
+// codes packed as affine::pack_row packs them; s, b: [N x K/group] bf16. K % group == 0.
+struct AffineW {
+  const uint32_t* q;
+  const bf16* s;
+  const bf16* b;
+  int bits, group;
+  int64_t wpr;  // words per row of q
+};
+void ref_affine(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag);
+
+// Which micro-kernels run: "avx512", "avx2" or "portable" (the best this CPU has, unless forced).
+enum class RefIsa { best, portable, avx2, avx512 };
+const char* ref_isa_name();
+// Forces a kernel set (tests use it to check each set this CPU can run); returns false, changing
+// nothing, when the CPU lacks it. RefIsa::best restores the default.
+bool force_ref_isa(RefIsa isa);
+
+}  // namespace kc::fam
