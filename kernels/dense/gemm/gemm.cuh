@@ -1,8 +1,11 @@
 // Prompt projection y = x . W^T on tensor cores: bf16 x [m x k] and W [n x k], mma.sync m16n8k16
-// with fp32 accumulation, bf16 or fp32 out. A block of 8 warps computes a 128 x 128 tile of y; K
-// moves through a 4-stage cp.async ring of 128 x 32 tiles of x and W (64 KiB of dynamic shared
-// memory, XOR-swizzled so ldmatrix reads are conflict-free); each warp owns 64 x 32 of the tile.
-// Ragged M, N and K edges are zero-filled by cp.async (K a multiple of 8 for 16-byte copies).
+// with fp32 accumulation, bf16 or fp32 out. A block tile of BM x BN outputs is split among warps of
+// WM x WN; K moves through a STAGES-deep cp.async ring of BM x BK and BN x BK tiles of x and W,
+// XOR-swizzled in shared memory so the 8 rows an ldmatrix reads fall in 8 different bank groups.
+// Fragments are double-buffered in registers (the next 16 columns are read while the current ones
+// are multiplied, across stage boundaries too), and blocks are rastered in groups of 8 row tiles so
+// the tiles that run together share their x and W tiles in L2. Ragged M, N and K edges are
+// zero-filled by cp.async (K a multiple of 8 for 16-byte copies).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -11,13 +14,14 @@
 
 namespace kc::gemm_cu {
 
-constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 4, kThreads = 256;
-constexpr int kStageBytes = (kBM + kBN) * kBK * 2;  // 16 KiB
-constexpr int kSmemBytes = kStages * kStageBytes;    // 64 KiB: opt-in above 48 KiB
-
-// Byte offset of 16-byte chunk c (0..3) of tile row r: rows are 64 bytes; the chunk index is XORed
-// with bits 1-2 of the row so the 8 rows an ldmatrix reads fall in 8 different bank groups.
-__device__ __forceinline__ uint32_t swz(int r, int c) { return uint32_t(r * 64 + ((c ^ ((r >> 1) & 3)) << 4)); }
+// Byte offset of 16-byte chunk c of row r of a tile BK columns wide. BK 32: rows of 64 bytes, the
+// chunk index XORed with bits 1-2 of the row; BK 64: rows of 128 bytes, XORed with bits 0-2.
+template <int BK> __device__ __forceinline__ uint32_t swz_k(int r, int c) {
+  static_assert(BK == 32 || BK == 64, "BK is 32 or 64");
+  if constexpr (BK == 32) return uint32_t(r * 64 + ((c ^ ((r >> 1) & 3)) << 4));
+  else return uint32_t(r * 128 + ((c ^ (r & 7)) << 4));
+}
+__device__ __forceinline__ uint32_t swz(int r, int c) { return swz_k<32>(r, c); }
 
 __device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, bool valid) {
   const int bytes = valid ? 16 : 0;  // 0: nothing read, the 16 bytes are zero-filled
@@ -45,87 +49,145 @@ template <> __device__ __forceinline__ void put<float>(float* y, size_t i, float
 template <> __device__ __forceinline__ void put<__nv_bfloat16>(__nv_bfloat16* y, size_t i, float v) {
   y[i] = __float2bfloat16_rn(v);
 }
+// Two neighbours of a row (columns c, c + 1): one 4- or 8-byte store when both exist and the pair
+// is aligned (N even), else one store each.
+template <class Out> __device__ __forceinline__ void put2(Out* y, int M, int N, int r, int c, float v0, float v1) {
+  if (r >= M || c >= N) return;
+  const size_t i = size_t(r) * N + c;
+  if (c + 1 < N && (i & 1) == 0) {
+    if constexpr (sizeof(Out) == 4) *reinterpret_cast<float2*>(y + i) = make_float2(v0, v1);
+    else *reinterpret_cast<__nv_bfloat162*>(y + i) = __floats2bfloat162_rn(v0, v1);
+  } else {
+    put<Out>(y, i, v0);
+    if (c + 1 < N) put<Out>(y, i + 1, v1);
+  }
+}
+
+// Block (row tile, column tile) of a linear block index, in groups of 8 row tiles: consecutive
+// blocks walk down 8 row tiles before moving one column tile right.
+__device__ __forceinline__ void raster(int pid, int tiles_m, int tiles_n, int& tm, int& tn) {
+  constexpr int kGroup = 8;
+  const int per_group = kGroup * tiles_n, first = (pid / per_group) * kGroup;
+  const int rows = min(tiles_m - first, kGroup), in = pid % per_group;
+  tm = first + in % rows;
+  tn = in / rows;
+}
+
+// A tile configuration: BM x BN block tile of WM x WN warp tiles, K in BK steps through STAGES.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_> struct Cfg {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+  static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
+  static constexpr int kStageBytes = (BM + BN) * BK * 2;
+  static constexpr int kSmemBytes = STAGES * kStageBytes;
+};
+// The served configuration: 128 x 128 tiles, 8 warps of 64 x 32, K in steps of 32 through 4 stages
+// (64 KiB of dynamic shared memory: opt-in above 48 KiB). Measured on the H200 (bench_prompt.cu)
+// against 128 x 256 and 256 x 128 tiles of 64 x 64 warps (which spill at 255 registers) and K steps
+// of 64: the fastest of them, and without a stack frame.
+using Main = Cfg<128, 128, 32, 64, 32, 4>;
+constexpr int kBM = Main::BM, kBN = Main::BN, kBK = Main::BK, kThreads = Main::kThreads;
+constexpr int kSmemBytes = Main::kSmemBytes;
 
 }  // namespace kc::gemm_cu
 
-// grid (ceil(N / 128), ceil(M / 128)), 256 threads, kSmemBytes of dynamic shared memory.
-template <class Out>
-__global__ void __launch_bounds__(256)
-kc_gemm_bf16(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, Out* __restrict__ C, int M,
-             int N, int K) {
+// 1-D grid of ceil(M / BM) * ceil(N / BN) blocks, C::kThreads threads, C::kSmemBytes dynamic shared.
+template <class C, class Out>
+__global__ void __launch_bounds__(C::kThreads)
+kc_gemm_mma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, Out* __restrict__ Y, int M,
+            int N, int K) {
   using namespace kc::gemm_cu;
+  constexpr int BM = C::BM, BN = C::BN, BK = C::BK, S = C::STAGES, T = C::kThreads;
+  constexpr int MI = C::WM / 16, NI = C::WN / 8, KS = BK / 16, CH = BK / 8, WCOLS = BN / C::WN;
+  static_assert(KS >= 2 && NI % 2 == 0 && (BM * CH) % T == 0 && (BN * CH) % T == 0, "tile shape");
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t sbase = uint32_t(__cvta_generic_to_shared(smem));
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int wm = warp / 4, wn = warp % 4;  // warp tile: rows wm*64, cols wn*32
-  const int bm = blockIdx.y * kBM, bn = blockIdx.x * kBN;
-  const int ktiles = (K + kBK - 1) / kBK;
+  const int wm = warp / WCOLS, wn = warp % WCOLS;
+  int tm, tn;
+  raster(blockIdx.x, (M + BM - 1) / BM, (N + BN - 1) / BN, tm, tn);
+  const int bm = tm * BM, bn = tn * BN;
+  const int ktiles = (K + BK - 1) / BK;
 
   auto load = [&](int stage, int kt) {
-    const uint32_t sa = sbase + stage * kStageBytes, sb = sa + kBM * kBK * 2;
+    const uint32_t sa = sbase + stage * C::kStageBytes, sb = sa + BM * BK * 2;
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int idx = tid + i * kThreads, r = idx / 4, c = idx % 4, gk = kt * kBK + c * 8;
-      const int gm = bm + r, gn = bn + r;
-      const bool va = gm < M && gk < K, vb = gn < N && gk < K;
-      cp_async16(sa + swz(r, c), va ? A + size_t(gm) * K + gk : A, va);
-      cp_async16(sb + swz(r, c), vb ? B + size_t(gn) * K + gk : B, vb);
+    for (int i = 0; i < BM * CH / T; ++i) {
+      const int idx = tid + i * T, r = idx / CH, c = idx % CH, gk = kt * BK + c * 8, gm = bm + r;
+      const bool v = gm < M && gk < K;
+      cp_async16(sa + swz_k<BK>(r, c), v ? A + size_t(gm) * K + gk : A, v);
+    }
+#pragma unroll
+    for (int i = 0; i < BN * CH / T; ++i) {
+      const int idx = tid + i * T, r = idx / CH, c = idx % CH, gk = kt * BK + c * 8, gn = bn + r;
+      const bool v = gn < N && gk < K;
+      cp_async16(sb + swz_k<BK>(r, c), v ? B + size_t(gn) * K + gk : B, v);
+    }
+  };
+  // Fragments of 16 columns (kk) of a stage: x rows of this warp, W rows (y columns) of this warp.
+  uint32_t fa[2][MI][4], fb[2][NI][2];
+  auto frags = [&](int buf, int stage, int kk) {
+    const uint32_t sa = sbase + stage * C::kStageBytes, sb = sa + BM * BK * 2;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+      const int r = wm * C::WM + mi * 16 + (lane & 15), c = kk * 2 + (lane >> 4);
+      ldsm_x4(sa + swz_k<BK>(r, c), fa[buf][mi][0], fa[buf][mi][1], fa[buf][mi][2], fa[buf][mi][3]);
+    }
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj) {
+      const int r = wn * C::WN + nj * 16 + (lane & 7) + ((lane >> 4) << 3), c = kk * 2 + ((lane >> 3) & 1);
+      ldsm_x4(sb + swz_k<BK>(r, c), fb[buf][2 * nj][0], fb[buf][2 * nj][1], fb[buf][2 * nj + 1][0],
+              fb[buf][2 * nj + 1][1]);
     }
   };
 
-  float acc[4][4][4];
+  float acc[MI][NI][4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < NI; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.f;
 
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
+  for (int s = 0; s < S - 1; ++s) {
     if (s < ktiles) load(s, s);
     cp_commit();
   }
+  cp_wait<S - 2>();
+  __syncthreads();
+  frags(0, 0, 0);
+  int rs = 0;  // the stage being read
   for (int kt = 0; kt < ktiles; ++kt) {
-    cp_wait<kStages - 2>();
-    __syncthreads();
-    const int nk = kt + kStages - 1;
-    if (nk < ktiles) load(nk % kStages, nk);
-    cp_commit();
-    const uint32_t sa = sbase + (kt % kStages) * kStageBytes, sb = sa + kBM * kBK * 2;
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) {
-      uint32_t a[4][4], b[4][2];
-#pragma unroll
-      for (int mi = 0; mi < 4; ++mi) {
-        const int r = wm * 64 + mi * 16 + (lane & 15), c = kk * 2 + (lane >> 4);
-        ldsm_x4(sa + swz(r, c), a[mi][0], a[mi][1], a[mi][2], a[mi][3]);
+    for (int kk = 0; kk < KS; ++kk) {
+      if (kk == KS - 1) {
+        // Tile kt + 1 must be in shared memory, and every warp past its reads of tile kt - 1's
+        // stage, which the load below (issued at kk == 0 of the next tile) overwrites.
+        cp_wait<S - 2>();
+        __syncthreads();
+        rs = rs + 1 == S ? 0 : rs + 1;
+      }
+      frags((kk + 1) & 1, rs, (kk + 1) % KS);
+      if (kk == 0) {
+        const int nk = kt + S - 1;
+        if (nk < ktiles) load(nk % S, nk);
+        cp_commit();
       }
 #pragma unroll
-      for (int nj = 0; nj < 2; ++nj) {
-        const int r = wn * 32 + nj * 16 + (lane & 7) + ((lane >> 4) << 3), c = kk * 2 + ((lane >> 3) & 1);
-        ldsm_x4(sb + swz(r, c), b[2 * nj][0], b[2 * nj][1], b[2 * nj + 1][0], b[2 * nj + 1][1]);
-      }
+      for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-      for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < 4; ++ni) mma_bf16(acc[mi][ni], a[mi], b[ni][0], b[ni][1]);
+        for (int ni = 0; ni < NI; ++ni) mma_bf16(acc[mi][ni], fa[kk & 1][mi], fb[kk & 1][ni][0], fb[kk & 1][ni][1]);
     }
   }
   cp_wait<0>();
 
 #pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
+  for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-    for (int ni = 0; ni < 4; ++ni) {
-      const int r = bm + wm * 64 + mi * 16 + lane / 4, c = bn + wn * 32 + ni * 8 + (lane % 4) * 2;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int rr = r + h * 8;
-        if (rr >= M) continue;
-        if (c < N) put<Out>(C, size_t(rr) * N + c, acc[mi][ni][2 * h]);
-        if (c + 1 < N) put<Out>(C, size_t(rr) * N + c + 1, acc[mi][ni][2 * h + 1]);
-      }
+    for (int ni = 0; ni < NI; ++ni) {
+      const int r = bm + wm * C::WM + mi * 16 + lane / 4, c = bn + wn * C::WN + ni * 8 + (lane % 4) * 2;
+      put2<Out>(Y, M, N, r, c, acc[mi][ni][0], acc[mi][ni][1]);
+      put2<Out>(Y, M, N, r + 8, c, acc[mi][ni][2], acc[mi][ni][3]);
     }
 }
 
@@ -136,15 +198,19 @@ namespace kc::gemm_cu {
 // of the K terms is counted as up to three fp32 roundings: a deliberately wide chain.
 inline double gemm_depth(long K) { return 3.0 * double(K) + 16; }
 
-template <class Out> inline cudaError_t prepare_gemm() {
-  return cudaFuncSetAttribute(kc_gemm_bf16<Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+template <class C, class Out> inline cudaError_t prepare_gemm_cfg() {
+  return cudaFuncSetAttribute(kc_gemm_mma<C, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
 }
-
+template <class C, class Out>
+inline void launch_gemm_cfg(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
+  const unsigned blocks = unsigned((M + C::BM - 1) / C::BM) * unsigned((N + C::BN - 1) / C::BN);
+  kc_gemm_mma<C, Out><<<blocks, C::kThreads, C::kSmemBytes, st>>>(static_cast<const __nv_bfloat16*>(x),
+                                                                   static_cast<const __nv_bfloat16*>(w), y, M, N, K);
+}
+template <class Out> inline cudaError_t prepare_gemm() { return prepare_gemm_cfg<Main, Out>(); }
 template <class Out>
 inline void launch_gemm(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const dim3 grid((N + kBN - 1) / kBN, (M + kBM - 1) / kBM);
-  kc_gemm_bf16<Out><<<grid, kThreads, kSmemBytes, st>>>(static_cast<const __nv_bfloat16*>(x),
-                                                        static_cast<const __nv_bfloat16*>(w), y, M, N, K);
+  launch_gemm_cfg<Main, Out>(x, w, y, M, N, K, st);
 }
 
 }  // namespace kc::gemm_cu
