@@ -1,15 +1,27 @@
-// Contract of the CUDA affine-quantized prompt projection on tensor cores (qmm.cuh) at every bit
-// width and group MLX serves, bf16 out.
+// Contract of the CUDA affine-quantized prompt projection on tensor cores at every bit width and
+// group MLX serves, bf16 out. Two tile kernels, one picked at run time: on an sm_90 device whose
+// loaded image is sm_90a, the wgmma tiles (qmm_sm90a.cuh: 128 x 128, K in steps of 64, a group's
+// sum in one accumulator); everywhere else the mma.sync tiles (qmm.cuh: 128 x 64, K in steps of
+// 32). Both take the sums of x from the same pre-pass. The entry declares the tiles and depth of the
+// one this process runs, and every launch (gate 5 audits each in every image).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 
 #include "../../common/cuda_contract.hpp"
 #include "kc/families/affine.hpp"
 #include "qmm.cuh"
+#include "qmm_sm90a.cuh"
 
 namespace {
 using namespace kc::qmm_cu;
+
+// Which tile kernel this process runs, decided once.
+bool use_wgmma() {
+  static const bool yes = kc::gemm90::image_has_wgmma();
+  return yes;
+}
 
 // The per-32-column sums of x, kept between launches and freed by the rig's release.
 float* g_xs = nullptr;
@@ -25,27 +37,43 @@ float* xs_workspace(size_t n) {
   return g_xs;
 }
 
-// Prompt rows: tiles of 128 x rows and 64 W rows, K in 32-column steps (a group is 1, 2 or 4 of them).
-// The float64 reference costs m n k a case, so the contract serves up to 512 x 1,024 x 2,048.
+// Prompt rows: tiles of 128 x rows and 64 (mma.sync) or 128 (wgmma) W rows; K a multiple of the
+// group. The float64 reference costs m n k a case, so the contract serves up to 512 x 1,024 x 2,048.
+// The K tile: mma.sync takes 32 columns a step and declares 4 steps (128, the largest group); wgmma
+// takes 64 a step, a group of 128 in two.
 template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
+  const bool wg = use_wgmma();
+  if (wg) (void)kc::qmm90::prepare<B, G, __nv_bfloat16>();
   return kc::affine::projection(B, G, kc::DType::bf16)
       .served({{"m", {17, 512}}, {"n", {64, 1024}}, {"k", {256, 2048}}})
-      .tile("m", kBM, 1, 1)
-      .tile("n", kBN, 1, 1)
-      .tile("k", 4 * kBK, G, G)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return qmm_depth(s["k"]); })
-      .launches({name + "/tile", name + "/xsum"})
+      .tile("m", wg ? kc::qmm90::kBM : kBM, 1, 1)
+      .tile("n", wg ? kc::qmm90::kBN : kBN, 1, 1)
+      .tile("k", wg ? std::max(kc::qmm90::kBK, G) : 4 * kBK, G, G)
+      .sums(kc::DType::f32,
+            [wg](const kc::Shape& s) { return wg ? kc::qmm90::qmm_depth(s["k"], G) : qmm_depth(s["k"]); })
+      .note(wg ? "wgmma tiles (sm_90a image)" : "mma.sync tiles")
+      .launches({name + "/tile", name + "/tile_wgmma", name + "/xsum"})
       .release([] {
         if (g_xs) cudaFree(g_xs);
         g_xs = nullptr, g_n = 0;
       })
-      .launch([](const kc::Buffers& b) {
+      .launch([wg](const kc::Buffers& b) {
         kc::cu::need_aligned16(b, {"x"});
         const kc::Shape& s = b.shape();
         const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
-        launch_qmm<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs_workspace(size_t(M) * (K / 32)),
-                                        reinterpret_cast<__nv_bfloat16*>(b.out<kc::bf16>("y")), M, N, K,
-                                        kc::cu::stream_of(b));
+        float* xs = xs_workspace(size_t(M) * (K / 32));
+        auto* y = reinterpret_cast<__nv_bfloat16*>(b.out<kc::bf16>("y"));
+        if (!wg) {
+          launch_qmm<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K,
+                                          kc::cu::stream_of(b));
+          return;
+        }
+        const cudaError_t ok = kc::qmm90::prepare<B, G, __nv_bfloat16>();
+        if (ok != cudaSuccess)
+          throw kc::Error(std::string("affine/qmm: cannot opt in to its dynamic shared memory: ") + cudaGetErrorString(ok));
+        launch_xsum(b.ptr("x"), xs, M, K, kc::cu::stream_of(b));
+        kc::qmm90::launch<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K,
+                                               kc::cu::stream_of(b));
       });
 }
 }  // namespace
@@ -53,6 +81,8 @@ template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
 #define KC_QMM(B, G)                                                                                         \
   KC_KERNEL("affine/qmm/b" #B "_g" #G, cuda) { return qmm_entry<B, G>("affine/qmm/b" #B "_g" #G); }          \
   KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/tile", (kc_affine_qmm<B, G, __nv_bfloat16>), 256, 0);           \
+  KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/tile_wgmma", (kc_affine_qmm_wgmma<B, G, __nv_bfloat16>), 256,      \
+                 kc::qmm90::smem_bytes<B>());                                                               \
   KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/xsum", kc_affine_xsum, 256, 0);
 
 KC_QMM(2, 32)

@@ -192,12 +192,16 @@ namespace kc::qmm_cu {
 // shorter than the mma's count).
 inline double qmm_depth(long K) { return 3.0 * kBK + 2 + double(K / kBK); }
 
-// xs: M * K / 32 floats of workspace.
+// The pre-pass: xs (M * K / 32 floats of workspace) = sums of x over every 32 columns.
+inline void launch_xsum(const void* x, float* xs, int M, int K, cudaStream_t st) {
+  const long chunks = long(M) * (K / 32);
+  kc_affine_xsum<<<unsigned((chunks + 255) / 256), 256, 0, st>>>(static_cast<const uint16_t*>(x), xs, M, K);
+}
+
 template <int BITS, int GROUP, class Out>
 inline void launch_qmm(const void* x, const void* q, const void* s, const void* b, float* xs, Out* y, int M, int N,
                        int K, cudaStream_t st) {
-  const long chunks = long(M) * (K / 32);
-  kc_affine_xsum<<<unsigned((chunks + 255) / 256), 256, 0, st>>>(static_cast<const uint16_t*>(x), xs, M, K);
+  launch_xsum(x, xs, M, K, st);
   const dim3 grid((N + kBN - 1) / kBN, (M + kBM - 1) / kBM);
   kc_affine_qmm<BITS, GROUP, Out><<<grid, kThreads, 0, st>>>(
       static_cast<const __nv_bfloat16*>(x), static_cast<const uint32_t*>(q), static_cast<const uint16_t*>(s),
