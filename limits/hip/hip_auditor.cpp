@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kc/limits/error.hpp"
+#include "kc/limits/planted.hpp"
 #include "kc/limits/text.hpp"
 
 #ifndef KC_HIP_RECORDS_DIR
@@ -218,15 +219,7 @@ kc::AuditResult audit_hip(const std::vector<HipLaunch>& launches, const std::vec
         res.lines.push_back(std::move(line));
         continue;
       }
-      HipCheck c = check_launch(l, *it->second, chip);
-      if (line.control) {
-        const bool found = std::find(c.kinds.begin(), c.kinds.end(), l.control) != c.kinds.end();
-        line.problem = found;
-        line.message = std::string(found ? "planted " : "planted problem NOT found: ") + l.control + ": " + c.message;
-      } else {
-        line.problem = c.problem;
-        line.message = c.message;
-      }
+      set_verdict(line, l.control, check_launch(l, *it->second, chip));
       res.lines.push_back(std::move(line));
     }
   }
@@ -262,10 +255,7 @@ class HipAuditor final : public kc::Auditor {
       const std::string rec_file = records_file_for(default_records_dir(), compiler, note);
       std::vector<HipRecord> stored;
       if (!rec_file.empty()) {
-        std::ifstream in(rec_file);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        stored = parse_records(ss.str(), rec_file);
+        stored = parse_records(read_text_file(rec_file, "HIP records"), rec_file);
       }
       kc::AuditResult a = audit_hip(launches, stored, files.empty() ? nullptr : &objects, opt.only,
                                     fs::path(rec_file).filename().string());

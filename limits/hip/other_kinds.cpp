@@ -10,6 +10,7 @@
 
 #include "hip/hip_auditor.hpp"
 #include "kc/limits/error.hpp"
+#include "kc/limits/text.hpp"
 #include "metal/metal_audit.hpp"
 #include "xpu/xpu_audit.hpp"
 
@@ -23,12 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const std::string& f) {
-  std::ifstream in(f);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int report(const kc::AuditResult& r, std::ostream& out) {
   size_t problems = 0, controls = 0, red = 0;
@@ -104,7 +99,7 @@ int run_other_kind(const OtherKindOptions& o, std::ostream& out) {
       for (const auto& l : lines) out << l << "\n";
       std::string note;
       const std::string set = hip::records_file_for(hip::default_records_dir(), compiler, note);
-      auto stored = set.empty() ? std::vector<hip::HipRecord>{} : hip::parse_records(slurp(set), set);
+      auto stored = set.empty() ? std::vector<hip::HipRecord>{} : hip::parse_records(read_text_file(set, "HIP records"), set);
       kc::AuditResult r = hip::audit_hip(launches, stored, &objs, o.only, fs::path(set).filename().string());
       r.notes.insert(r.notes.begin(), note);
       if (set.empty()) r.errors.push_back(note);
@@ -142,7 +137,7 @@ int run_other_kind(const OtherKindOptions& o, std::ostream& out) {
       }
       for (const auto& l : lines) out << l << "\n";
       const std::string file = xpu::default_records_dir() + "/" + set;
-      auto stored = fs::exists(file) ? xpu::parse_records(slurp(file), file) : std::vector<xpu::XpuRecord>{};
+      auto stored = fs::exists(file) ? xpu::parse_records(read_text_file(file, "XPU records"), file) : std::vector<xpu::XpuRecord>{};
       kc::AuditResult r = xpu::audit_xpu(launches, stored, &bins, o.only, set);
       r.notes.insert(r.notes.begin(), "records set " + set);
       if (!fs::exists(file)) r.errors.push_back("no XPU records set " + file);

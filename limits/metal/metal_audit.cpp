@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kc/limits/error.hpp"
+#include "kc/limits/planted.hpp"
 #include "kc/limits/text.hpp"
 
 namespace kc::limits::metal {
@@ -128,18 +129,11 @@ kc::AuditResult audit_metal(const std::vector<MetalLaunch>& launches, const std:
       // An M1/M2 control is planted where pipelines carry their own limit; elsewhere its launch is
       // checked as any other (and must be clean).
       const bool planted_here = !l.control.empty() && (l.control != "m1m2" || chip.pipeline_limit);
-      MetalCheck c = check_launch(l, chip);
       kc::AuditLine line;
       line.launch = l.name;
       line.chip = chip.name;
       line.control = planted_here;
-      if (planted_here) {
-        line.problem = std::find(c.kinds.begin(), c.kinds.end(), l.control) != c.kinds.end();
-        line.message = std::string(line.problem ? "planted " : "planted problem NOT found: ") + l.control + ": " + c.message;
-      } else {
-        line.problem = c.problem;
-        line.message = c.message;
-      }
+      set_verdict(line, l.control, check_launch(l, chip));
       res.lines.push_back(std::move(line));
     }
   }

@@ -104,11 +104,7 @@ std::vector<std::string> find_launch_files(const std::vector<std::string>& paths
 std::vector<LaunchRow> read_launch_rows(const std::vector<std::string>& files) {
   std::vector<LaunchRow> out;
   for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in) throw FormatError(f, "cannot open launch declarations");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto rows = parse_launch_rows(ss.str(), f);
+    auto rows = parse_launch_rows(read_text_file(f, "launch declarations"), f);
     out.insert(out.end(), rows.begin(), rows.end());
   }
   return out;

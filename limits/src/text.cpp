@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <sstream>
 
 #include "kc/limits/error.hpp"
@@ -64,6 +65,15 @@ std::string join_from(const std::vector<std::string>& cols, size_t from, size_t 
   std::string out;
   for (size_t i = from; i < std::min(end, cols.size()); ++i) out += (i > from ? " " : "") + cols[i];
   return out;
+}
+
+std::string read_text_file(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FormatError(path, std::string("cannot open ") + what);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw FormatError(path, std::string("cannot read ") + what);
+  return ss.str();
 }
 
 std::string keyed(const std::vector<std::string>& cols, size_t i, const char* key, const std::string& where) {

@@ -9,6 +9,7 @@
 
 #include "kc/limits/elf.hpp"
 #include "kc/limits/error.hpp"
+#include "kc/limits/planted.hpp"
 #include "kc/limits/text.hpp"
 #include "../hip/hip_auditor.hpp"  // failed_device_builds
 
@@ -303,14 +304,7 @@ kc::AuditResult audit_xpu(const std::vector<XpuLaunch>& launches, const std::vec
         line.message = "no record on " + card.name + " (" + regen + ")";
         res.errors.push_back("launch " + l.name + ": " + line.message);
       } else {
-        XpuCheck c = check_launch(l, *it->second, card);
-        if (line.control) {
-          line.problem = std::find(c.kinds.begin(), c.kinds.end(), l.control) != c.kinds.end();
-          line.message = std::string(line.problem ? "planted " : "planted problem NOT found: ") + l.control + ": " + c.message;
-        } else {
-          line.problem = c.problem;
-          line.message = c.message;
-        }
+        set_verdict(line, l.control, check_launch(l, *it->second, card));
       }
       res.lines.push_back(std::move(line));
     }
@@ -356,10 +350,7 @@ class XpuAuditor final : public kc::Auditor {
         res.errors.push_back("no XPU records set (ocloc-<version>.txt) in " + default_records_dir());
       } else {
         const std::string file = default_records_dir() + "/" + set;
-        std::ifstream in(file);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        stored = parse_records(ss.str(), file);
+        stored = parse_records(read_text_file(file, "XPU records"), file);
         res.notes.push_back("records set " + set);
       }
       res.notes.push_back(files.empty() ? "no zebins found (built with ocloc into " + default_zebin_dir() +

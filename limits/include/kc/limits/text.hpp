@@ -19,6 +19,8 @@ void for_each_row(const std::string& text, const std::string& name,
 std::vector<std::string> split_list(const std::string& s);
 // Columns [from, end) joined by one space: a row's closing source, or a symbol, may hold spaces.
 std::string join_from(const std::vector<std::string>& cols, size_t from, size_t end = SIZE_MAX);
+// The whole of a text file; throws FormatError naming it and `what` it should hold when unreadable.
+std::string read_text_file(const std::string& path, const char* what);
 // The value of column `i` written `key=value`; throws FormatError naming `where` otherwise.
 std::string keyed(const std::vector<std::string>& cols, size_t i, const char* key, const std::string& where);
 
