@@ -185,7 +185,9 @@ std::vector<Expected> reference(const Case& c) {
   } else {
     fam::ref_affine(x.data(), w, st.m, st.n, st.k, e.want.data(), e.mag.data());
   }
-  return {e};
+  std::vector<Expected> out;
+  out.push_back(std::move(e));  // moved: `return {e}` would copy gigabytes at the largest shapes
+  return out;
 }
 
 std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o) {
@@ -206,8 +208,7 @@ std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o
       unpack(c, st, bq, r);
       for (int64_t a = 0; a < st.xpats; ++a) rr[a * st.wpats + bq] = one(a, r, t);
     }
-    for (int64_t m = 0; m < st.m; ++m)
-      for (int64_t n = 0; n < st.n; ++n) out[m * st.n + n] = rr[(m % st.xpats) * st.wpats + n % st.wpats];
+    fam::expand_patterns(rr, st.xpats, st.wpats, st.m, st.n, out);
   } else {
     kc::parallel_for(st.n, [&](int64_t lo, int64_t hi) {
       std::vector<double> t(size_t(st.k));
@@ -218,7 +219,9 @@ std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o
       }
     });
   }
-  return {out};
+  std::vector<std::vector<double>> res;
+  res.push_back(std::move(out));
+  return res;
 }
 
 }  // namespace

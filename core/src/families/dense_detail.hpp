@@ -58,12 +58,15 @@ bool rows_repeat(std::span<const T> v, int64_t rows, int64_t width, int64_t pats
 }
 
 // Outputs [rows x cols] from those of the distinct pairs [pr x pc]: out[m, n] = small[m % pr, n % pc].
+// Each pattern's output row is built once, then copied to its rows on every core.
 inline void expand_patterns(const std::vector<double>& small, int64_t pr, int64_t pc, int64_t rows, int64_t cols,
                             std::vector<double>& out) {
+  std::vector<std::vector<double>> full(size_t(pr), std::vector<double>(size_t(cols), 0.0));
+  for (int64_t p = 0; p < pr; ++p)
+    for (int64_t n = 0, j = 0; n < cols; ++n, j = j + 1 == pc ? 0 : j + 1) full[p][n] = small[p * pc + j];
   out.resize(size_t(rows * cols));
   kc::parallel_for(rows, [&](int64_t b, int64_t e) {
-    for (int64_t m = b; m < e; ++m)
-      for (int64_t n = 0; n < cols; ++n) out[m * cols + n] = small[(m % pr) * pc + n % pc];
+    for (int64_t m = b; m < e; ++m) std::copy(full[m % pr].begin(), full[m % pr].end(), out.begin() + m * cols);
   }, 16);
 }
 

@@ -5,17 +5,20 @@
 //
 // Order of the sums, and why it is the plain loop's order: every output's accumulators start at 0,
 // k runs ascending inside a micro-kernel and the K blocks run ascending, the accumulators passing
-// through the tile buffer between blocks unchanged; fma_exact is only applied where the product is
+// through the outputs (doubles, unchanged) between blocks; fma_exact is only applied where the product is
 // exact in double (bf16 x bf16: 16 significant bits; bf16 x an 8-bit code: at most 16), so a fused
 // and an unfused multiply-add give the same double. Nothing else is fused (ref_gemm.cpp turns
 // contraction off), so each output is bit-equal to the loop `for k: y += x*w; mag += |x*w|`.
 
 constexpr int MR = Isa::MR, NV = Isa::NV, W = Isa::W, NR = NV * W;
-// K block: a multiple of every affine group (32, 64, 128). A block of MC rows is 2*MC*KC doubles
-// (L2), a micro-panel of W is KC*NR doubles (L1), the tile buffer MC*NC*2 doubles.
+// K block: a multiple of every affine group (32, 64, 128). A block of x is MC rows (2*MC*KC
+// doubles, L2), a block of w NC columns (NC*KC doubles, L2; a micro-panel of it, KC*NR doubles,
+// stays in L1 while the row panels stream past). A task is a chunk of rows by a block of columns;
+// each w block is packed once a task and reused by all of its row blocks.
 constexpr int64_t KC = 128;
 constexpr int64_t MC = (96 + MR - 1) / MR * MR;
-constexpr int64_t NC = (128 + NR - 1) / NR * NR;
+constexpr int64_t NC_MAX = 512, NC_MIN = 128;
+static_assert(NC_MIN % NR == 0 && NC_MAX % NC_MIN == 0);
 using V = typename Isa::V;
 
 // x rows [m0, m0 + rows), columns [k0, k0 + klen) into micro-panels of MR rows: per column the MR
@@ -55,15 +58,15 @@ inline void pack_w(const bf16* w, int64_t K, int64_t n0, int64_t cols, int64_t k
   }
 }
 
-// One MR x NR tile over klen columns: c holds the tile's values [MR][NR] then magnitudes [MR][NR].
-inline void kern_dense(const double* a, const double* b, int64_t klen, double* c) {
+// One MR x NR tile over klen columns, added into y and mag (rows ldc apart).
+inline void kern_dense(const double* a, const double* b, int64_t klen, double* y, double* mag, int64_t ldc) {
   V cv[MR][NV], cm[MR][NV];
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      cv[r][v] = Isa::ld(c + r * NR + v * W);
-      cm[r][v] = Isa::ld(c + MR * NR + r * NR + v * W);
+      cv[r][v] = Isa::ld(y + r * ldc + v * W);
+      cm[r][v] = Isa::ld(mag + r * ldc + v * W);
     }
   for (int64_t k = 0; k < klen; ++k, a += 2 * MR, b += NR) {
     V bv[NV], bm[NV];
@@ -86,45 +89,79 @@ inline void kern_dense(const double* a, const double* b, int64_t klen, double* c
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      Isa::st(c + r * NR + v * W, cv[r][v]);
-      Isa::st(c + MR * NR + r * NR + v * W, cm[r][v]);
+      Isa::st(y + r * ldc + v * W, cv[r][v]);
+      Isa::st(mag + r * ldc + v * W, cm[r][v]);
     }
 }
 
-// The tiles of one block, copied to the outputs they hold.
-inline void write_block(const double* cb, int64_t mp, int64_t np, int64_t rows, int64_t cols, int64_t m0, int64_t n0,
-                        int64_t N, double* y, double* mag) {
-  for (int64_t ip = 0; ip < mp; ++ip)
-    for (int64_t jp = 0; jp < np; ++jp) {
-      const double* t = cb + (ip * np + jp) * 2 * MR * NR;
-      for (int r = 0; r < MR && ip * MR + r < rows; ++r)
-        for (int j = 0; j < NR && jp * NR + j < cols; ++j) {
-          int64_t at = (m0 + ip * MR + r) * N + n0 + jp * NR + j;
-          y[at] = t[r * NR + j];
-          mag[at] = t[MR * NR + r * NR + j];
-        }
+// A task's shape: rows in chunks of mch (a multiple of MC), columns in blocks of nc, as large as
+// keeps at least four tasks a thread (packing w once per chunk, x once per block).
+struct Split {
+  int64_t mch, nc, mt, nt;
+};
+inline Split split(int64_t M, int64_t N) {
+  const int64_t want = 4 * int64_t(std::max(1u, std::thread::hardware_concurrency()));
+  Split s{8 * MC, NC_MAX, 0, 0};
+  auto count = [&] {
+    s.mt = (M + s.mch - 1) / s.mch;
+    s.nt = (N + s.nc - 1) / s.nc;
+    return s.mt * s.nt;
+  };
+  while (count() < want && s.nc > NC_MIN) s.nc /= 2;
+  while (count() < want && s.mch > MC) s.mch = std::max(MC, s.mch / 2 / MC * MC);
+  return s;
+}
+
+// Runs tile(ip, jp, y, mag, ldc) for every MR x NR tile of the rows [m0, m0 + rows) and columns
+// [n0, n0 + cols) of the outputs: in place where the tile is whole, through a zeroed-then-copied
+// buffer at the ragged edges (the panels' padding rows and columns land there and are dropped).
+template <class F>
+inline void tiles(int64_t m0, int64_t rows, int64_t n0, int64_t cols, int64_t N, double* y, double* mag, double* edge,
+                  bool first, F&& tile) {
+  const int64_t mp = (rows + MR - 1) / MR, np = (cols + NR - 1) / NR;
+  for (int64_t jp = 0; jp < np; ++jp)
+    for (int64_t ip = 0; ip < mp; ++ip) {
+      const int64_t r = std::min<int64_t>(MR, rows - ip * MR), c = std::min<int64_t>(NR, cols - jp * NR);
+      double* ty = y + (m0 + ip * MR) * N + n0 + jp * NR;
+      double* tm = mag + (m0 + ip * MR) * N + n0 + jp * NR;
+      if (r == MR && c == NR) {
+        tile(ip, jp, ty, tm, N);
+        continue;
+      }
+      double* ey = edge;
+      double* em = edge + MR * NR;
+      std::fill(edge, edge + 2 * MR * NR, 0.0);
+      if (!first)
+        for (int64_t i = 0; i < r; ++i)
+          for (int64_t j = 0; j < c; ++j) ey[i * NR + j] = ty[i * N + j], em[i * NR + j] = tm[i * N + j];
+      tile(ip, jp, ey, em, NR);
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j) ty[i * N + j] = ey[i * NR + j], tm[i * N + j] = em[i * NR + j];
     }
 }
 
-// Blocks of MC x NC outputs, one task each over all of K; tasks spread over the cores.
+// y and mag start at 0 (the plain loop's start); each K block adds into them.
 void run_dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
-  const int64_t mb = (M + MC - 1) / MC, nb = (N + NC - 1) / NC;
-  kc::parallel_for(mb * nb, [&](int64_t t0, int64_t t1) {
-    std::vector<double> ap(size_t(MC * KC * 2)), bp(size_t(NC * KC)), cb(size_t(MC * NC * 2));
+  const Split sp = split(M, N);
+  kc::parallel_for(sp.mt * sp.nt, [&](int64_t t0, int64_t t1) {
+    std::vector<double> ap(size_t(MC * KC * 2)), bp(size_t(NC_MAX * KC)), edge(size_t(2 * MR * NR));
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t m0 = t / nb * MC, n0 = t % nb * NC;
-      const int64_t rows = std::min(MC, M - m0), cols = std::min(NC, N - n0);
-      const int64_t mp = (rows + MR - 1) / MR, np = (cols + NR - 1) / NR;
-      std::fill(cb.begin(), cb.begin() + mp * np * 2 * MR * NR, 0.0);
+      const int64_t c0 = t / sp.nt * sp.mch, n0 = t % sp.nt * sp.nc;
+      const int64_t chunk = std::min(sp.mch, M - c0), cols = std::min(sp.nc, N - n0);
+      for (int64_t m = c0; m < c0 + chunk; ++m)
+        std::fill(y + m * N + n0, y + m * N + n0 + cols, 0.0), std::fill(mag + m * N + n0, mag + m * N + n0 + cols, 0.0);
       for (int64_t k0 = 0; k0 < K; k0 += KC) {
         const int64_t klen = std::min(KC, K - k0);
-        pack_x(x, K, m0, rows, k0, klen, ap.data());
         pack_w(w, K, n0, cols, k0, klen, bp.data());
-        for (int64_t jp = 0; jp < np; ++jp)
-          for (int64_t ip = 0; ip < mp; ++ip)
-            kern_dense(ap.data() + ip * klen * 2 * MR, bp.data() + jp * klen * NR, klen, cb.data() + (ip * np + jp) * 2 * MR * NR);
+        for (int64_t m0 = c0; m0 < c0 + chunk; m0 += MC) {
+          const int64_t rows = std::min(MC, c0 + chunk - m0);
+          pack_x(x, K, m0, rows, k0, klen, ap.data());
+          tiles(m0, rows, n0, cols, N, y, mag, edge.data(), k0 == 0,
+                [&](int64_t ip, int64_t jp, double* ty, double* tm, int64_t ldc) {
+                  kern_dense(ap.data() + ip * klen * 2 * MR, bp.data() + jp * klen * NR, klen, ty, tm, ldc);
+                });
+        }
       }
-      write_block(cb.data(), mp, np, rows, cols, m0, n0, N, y, mag);
     }
   });
 }
@@ -177,7 +214,7 @@ inline void pack_affine_w(const AffineW& w, int64_t K, int64_t n0, int64_t cols,
 // One MR x NR tile over ng groups: per group the sums of x q and |x| q (codes are >= 0) in
 // registers, then y += s * (sum x q) + b * (sum x), mag += |s| * (sum |x| q) + |b| * (sum |x|).
 inline void kern_affine(const double* a, const double* q, const double* gx, const double* gw, int64_t ng,
-                        int64_t group, double* c) {
+                        int64_t group, double* y, double* mag, int64_t ldc) {
   for (int64_t g = 0; g < ng; ++g, gx += 2 * MR, gw += 4 * NR) {
     V av[MR][NV], am[MR][NV];
 #pragma GCC unroll 16
@@ -204,8 +241,8 @@ inline void kern_affine(const double* a, const double* q, const double* gx, cons
       V sa = Isa::ld(gw + 2 * NR + v * W), ba = Isa::ld(gw + 3 * NR + v * W);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) {
-        double* cv = c + r * NR + v * W;
-        double* cm = c + MR * NR + r * NR + v * W;
+        double* cv = y + r * ldc + v * W;
+        double* cm = mag + r * ldc + v * W;
         Isa::st(cv, Isa::add(Isa::ld(cv), Isa::add(Isa::mul(s, av[r][v]), Isa::mul(b, Isa::bcast(gx[r])))));
         Isa::st(cm, Isa::add(Isa::ld(cm), Isa::add(Isa::mul(sa, am[r][v]), Isa::mul(ba, Isa::bcast(gx[MR + r])))));
       }
@@ -214,26 +251,30 @@ inline void kern_affine(const double* a, const double* q, const double* gx, cons
 }
 
 void run_affine(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
-  const int64_t mb = (M + MC - 1) / MC, nb = (N + NC - 1) / NC, gmax = KC / w.group;
-  kc::parallel_for(mb * nb, [&](int64_t t0, int64_t t1) {
-    std::vector<double> ap(size_t(MC * KC * 2)), bp(size_t(NC * KC)), cb(size_t(MC * NC * 2));
-    std::vector<double> gx(size_t(MC * gmax * 2)), gw(size_t(NC * gmax * 4));
+  const Split sp = split(M, N);
+  const int64_t gmax = KC / w.group;
+  kc::parallel_for(sp.mt * sp.nt, [&](int64_t t0, int64_t t1) {
+    std::vector<double> ap(size_t(MC * KC * 2)), bp(size_t(NC_MAX * KC)), edge(size_t(2 * MR * NR));
+    std::vector<double> gx(size_t(MC * gmax * 2)), gw(size_t(NC_MAX * gmax * 4));
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t m0 = t / nb * MC, n0 = t % nb * NC;
-      const int64_t rows = std::min(MC, M - m0), cols = std::min(NC, N - n0);
-      const int64_t mp = (rows + MR - 1) / MR, np = (cols + NR - 1) / NR;
-      std::fill(cb.begin(), cb.begin() + mp * np * 2 * MR * NR, 0.0);
+      const int64_t c0 = t / sp.nt * sp.mch, n0 = t % sp.nt * sp.nc;
+      const int64_t chunk = std::min(sp.mch, M - c0), cols = std::min(sp.nc, N - n0);
+      for (int64_t m = c0; m < c0 + chunk; ++m)
+        std::fill(y + m * N + n0, y + m * N + n0 + cols, 0.0), std::fill(mag + m * N + n0, mag + m * N + n0 + cols, 0.0);
       for (int64_t k0 = 0; k0 < K; k0 += KC) {
         const int64_t klen = std::min(KC, K - k0), ng = klen / w.group;
-        pack_x(x, K, m0, rows, k0, klen, ap.data());
-        group_sums_x(ap.data(), rows, klen, w.group, gx.data());
         pack_affine_w(w, K, n0, cols, k0, klen, bp.data(), gw.data());
-        for (int64_t jp = 0; jp < np; ++jp)
-          for (int64_t ip = 0; ip < mp; ++ip)
-            kern_affine(ap.data() + ip * klen * 2 * MR, bp.data() + jp * klen * NR, gx.data() + ip * ng * 2 * MR,
-                        gw.data() + jp * ng * 4 * NR, ng, w.group, cb.data() + (ip * np + jp) * 2 * MR * NR);
+        for (int64_t m0 = c0; m0 < c0 + chunk; m0 += MC) {
+          const int64_t rows = std::min(MC, c0 + chunk - m0);
+          pack_x(x, K, m0, rows, k0, klen, ap.data());
+          group_sums_x(ap.data(), rows, klen, w.group, gx.data());
+          tiles(m0, rows, n0, cols, N, y, mag, edge.data(), k0 == 0,
+                [&](int64_t ip, int64_t jp, double* ty, double* tm, int64_t ldc) {
+                  kern_affine(ap.data() + ip * klen * 2 * MR, bp.data() + jp * klen * NR, gx.data() + ip * ng * 2 * MR,
+                              gw.data() + jp * ng * 4 * NR, ng, w.group, ty, tm, ldc);
+                });
+        }
       }
-      write_block(cb.data(), mp, np, rows, cols, m0, n0, N, y, mag);
     }
   });
 }
