@@ -85,6 +85,25 @@ TEST_F(Isas, DenseBlockedEqualsThePlainLoopOnRaggedSizes) {
   }
 }
 
+// Large enough that a task's row chunk holds several row blocks of 96 (on a 2- to 4-core host),
+// each added into the same outputs K block by K block.
+TEST_F(Isas, DenseBlockedEqualsThePlainLoopAcrossRowChunks) {
+  const int64_t M = 800, N = 600, K = 130;
+  std::mt19937_64 g(3);
+  std::vector<bf16> x(size_t(M * K)), w(size_t(N * K));
+  for (auto& v : x) v = bf16{uint16_t((g() & 0x807f) | (uint32_t(120 + g() % 16) << 7))};
+  for (auto& v : w) v = bf16{uint16_t((g() & 0x807f) | (uint32_t(120 + g() % 16) << 7))};
+  std::vector<double> ny, nmag;
+  naive(x, w, M, N, K, ny, nmag);
+  for (auto set : sets()) {
+    fam::force_ref_isa(set);
+    std::vector<double> y(size_t(M * N)), mag(y.size());
+    fam::ref_dense(x.data(), w.data(), M, N, K, y.data(), mag.data());
+    expect_same(y, ny, std::string("y ") + fam::ref_isa_name());
+    expect_same(mag, nmag, std::string("mag ") + fam::ref_isa_name());
+  }
+}
+
 TEST_F(Isas, DenseFamilyReferenceEqualsThePlainLoopForEveryFill) {
   Entry e = dense::projection(DType::f32);
   for (auto set : sets()) {
