@@ -6,7 +6,6 @@
 //   bench_reference_gemm --benchmark_filter=reference/dense
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <ctime>
 #include <string>
 
@@ -79,29 +78,6 @@ void reference_sums(benchmark::State& st, const Made* m, kc::Shape s) {
   label(st);
 }
 
-// Gate 4 before its kernel runs (gates/sums.cpp): the six fp16/bf16 replays and the miss of each
-// against the exact-sum bound, over every output.
-void gate4_replays(benchmark::State& st, const Made* m, kc::Shape s) {
-  kc::Case c = prepared(m->entry, s, kc::FillKind::sums);
-  auto exp = m->entry.rig.reference(c);
-  for (auto _ : st) {
-    double worst = INFINITY;
-    for (kc::SumFormat fm : {kc::SumFormat::f16, kc::SumFormat::bf16})
-      for (kc::SumOrder od : {kc::SumOrder::chain, kc::SumOrder::halves, kc::SumOrder::lanes32}) {
-        auto rep = m->entry.rig.simulate(c, fm, od);
-        double miss = 0;
-        for (size_t i = 0; i < exp[0].want.size(); ++i) {
-          double w = exp[0].want[i];
-          double b = kc::detail::error_bound(m->entry.spec, kc::DType::f32, w, exp[0].mag[i], s, false);
-          miss = std::max(miss, std::isfinite(rep[0][i]) ? std::fabs(rep[0][i] - w) / b : INFINITY);
-        }
-        worst = std::min(worst, miss);
-      }
-    benchmark::DoNotOptimize(worst);
-  }
-  label(st);
-}
-
 void prepare(benchmark::State& st, const Made* m, kc::Shape s, kc::FillKind f) {
   for (auto _ : st) benchmark::DoNotOptimize(prepared(m->entry, s, f));
   label(st);
@@ -138,10 +114,6 @@ const int registered = [] {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(2);
-      benchmark::RegisterBenchmark(("gate4_replays/" + m->name + "/" + s.str()).c_str(), gate4_replays, m, s)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime()
-          ->Iterations(1);
       benchmark::RegisterBenchmark(("prepare/" + m->name + "/random/" + s.str()).c_str(), prepare, m, s,
                                    kc::FillKind::random)
           ->Unit(benchmark::kMillisecond)

@@ -2,9 +2,11 @@
 // tolerance-free, or the kernel's stated rule must hold.
 #include <cmath>
 #include <fmt/format.h>
+#include <mutex>
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
+#include "kc/parallel.hpp"
 
 namespace kc::detail {
 
@@ -39,13 +41,22 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
     if (e.want.size() != hb.decl.count)
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", ctx.entry.spec.name, e.name,
                               e.want.size(), hb.decl.count));
-    for (size_t i = 0; i < hb.decl.count; ++i, ++total) {
-      double got = load_as_double(hb.bytes.data(), hb.decl.type, i);
-      FClass want_c = fclass(e.want[i]), got_c = fclass(got);
-      if (want_c == got_c) continue;
-      if (!bad++)
-        first = fmt::format("{}[{}] want {} got {} ({})", e.name, i, fclass_name(want_c), fclass_name(got_c),
-                            fmt::format("{:.9g}", got));
+    // Every output on every core; the first mismatch (lowest index) is the one named.
+    std::mutex mu;
+    size_t at = hb.decl.count;
+    parallel_for(int64_t(hb.decl.count), [&](int64_t lo, int64_t hi) {
+      size_t n = 0, f = hb.decl.count;
+      for (int64_t i = lo; i < hi; ++i)
+        if (fclass(e.want[i]) != fclass(load_as_double(hb.bytes.data(), hb.decl.type, size_t(i))) && !n++) f = size_t(i);
+      std::lock_guard<std::mutex> l(mu);
+      bad += n;
+      at = std::min(at, f);
+    }, 4096);
+    total += hb.decl.count;
+    if (at < hb.decl.count && first.empty()) {
+      double got = load_as_double(hb.bytes.data(), hb.decl.type, at);
+      first = fmt::format("{}[{}] want {} got {} ({})", e.name, at, fclass_name(fclass(e.want[at])),
+                          fclass_name(fclass(got)), fmt::format("{:.9g}", got));
     }
   }
   if (bad)
