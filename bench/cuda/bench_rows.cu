@@ -1,9 +1,18 @@
 // Achieved bandwidth of each served CUDA rows kernel, next to the device's own device-to-device
-// copy. Standalone (no harness): it includes the kernels' .cuh files and launches them through the
-// same launchers the contracts use. Prints CSV: kernel,rows,cols,us,bytes,GBps.
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/cuda/bench_rows.cu -o bench_rows && ./bench_rows
-// Each timing is the median of 25 launches, each after a 256 MiB write that evicts the L2, so a
-// kernel reads its inputs from memory as a prompt-sized pass does.
+// copy measured the same way. Standalone (no harness): it includes the kernels' .cuh files and
+// launches them through the same launchers the contracts use (the served shape), and through forced
+// shapes (threads a row, vectors a thread) so one run compares variants.
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/cuda/bench_rows.cu -o bench_rows
+//   ./bench_rows [ROWS COLS]...          (default: 8192 4096  8192 8192  8192 16384  32 4096)
+// Prints CSV: kernel,variant,rows,cols,us,bytes,GBps (variant "served" is what the contract runs).
+//
+// Method: every buffer a kernel touches exists in NS copies (sets), NS chosen so that the sets
+// together hold at least 4x the L2, and successive launches rotate through them, so each launch
+// reads its inputs from device memory, not from what the previous launch left in the L2. A timing
+// is REPS launches back to back on one stream between two events, divided by REPS (launch gaps
+// included, as an engine's stream of kernels sees them); the median of 7 such timings is printed.
+// The copies (cudaMemcpyAsync and a 16-byte copy kernel) of one input-sized tensor are timed the
+// same way over the same rotation, so "% of copy" compares like with like.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,33 +44,37 @@
 
 using namespace kc::cu;
 
-static void* flush_buf;
-static const size_t kFlush = 256u << 20;
+static int g_sets = 1;
 
-static double time_us(const std::function<void()>& f, int reps = 25) {
+// f(i) launches on set i; REPS back-to-back launches rotate through the sets.
+static double time_us(const std::function<void(int)>& f) {
+  const int reps = std::max(40, 2 * g_sets);
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
+  for (int i = 0; i < g_sets; ++i) f(i);  // warm: module load, first touch
   CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    CK(cudaMemsetAsync(flush_buf, i & 0xff, kFlush));
+  for (int trial = 0; trial < 7; ++trial) {
     CK(cudaEventRecord(a));
-    f();
+    for (int i = 0; i < reps; ++i) f((trial * reps + i) % g_sets);
     CK(cudaEventRecord(b));
     CK(cudaEventSynchronize(b));
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3);
+    t.push_back(ms * 1e3 / reps);
   }
   CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
 
-static void row(const char* name, long rows, long cols, double us, double bytes) {
-  std::printf("%s,%ld,%ld,%.2f,%.0f,%.1f\n", name, rows, cols, us, bytes, bytes / us * 1e-3);
+static void row(const char* name, const std::string& variant, long rows, long cols, double us, double bytes) {
+  std::printf("%s,%s,%ld,%ld,%.2f,%.0f,%.1f\n", name, variant.c_str(), rows, cols, us, bytes, bytes / us * 1e-3);
+  std::fflush(stdout);
 }
 
 // Random bf16 in [-4, 4): finite, spread, so every path (max, exp, sort) works on real values.
@@ -76,64 +89,154 @@ __global__ void fill_bf16(uint16_t* p, long n, unsigned seed) {
   }
 }
 
-int main(int argc, char** argv) {
-  const long R = argc > 1 ? atol(argv[1]) : 8192, C = argc > 2 ? atol(argv[2]) : 4096;
-  const long n = R * C;
-  CK(cudaMalloc(&flush_buf, kFlush));
-  uint16_t *x, *r, *w, *h, *y16;
-  float* y32;
-  int32_t* ids;
-  CK(cudaMalloc(&x, n * 2));
-  CK(cudaMalloc(&r, n * 2));
-  CK(cudaMalloc(&w, C * 2));
-  CK(cudaMalloc(&h, n * 2));
-  CK(cudaMalloc(&y16, n * 2));
-  CK(cudaMalloc(&y32, n * 4));
-  CK(cudaMalloc(&ids, R * 64 * 4));
-  fill_bf16<<<1024, 256>>>(x, n, 1);
-  fill_bf16<<<1024, 256>>>(r, n, 2);
-  fill_bf16<<<64, 256>>>(w, C, 3);
-  CK(cudaDeviceSynchronize());
-
-  std::printf("kernel,rows,cols,us,bytes,GBps\n");
-  // The device's copy: a 1 GiB device-to-device memcpy reads and writes every byte once.
-  {
-    const size_t bytes = size_t(1) << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    CK(cudaMemset(a, 1, bytes));
-    double us = time_us([&] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); }, 10);
-    row("copy_d2d_1GiB", 0, 0, us, 2.0 * bytes);
-    CK(cudaFree(a));
-    CK(cudaFree(b));
+// A plain copy with 16-byte loads, four in flight a thread, grid-stride: the copy a kernel of ours
+// could write, beside the runtime's own.
+__global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ a, uint4* __restrict__ b, long n) {
+  const long stride = long(gridDim.x) * 256 * 4;
+  for (long i = blockIdx.x * 256L * 4 + threadIdx.x; i < n; i += stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (i + k * 256 < n) v[k] = a[i + k * 256];
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (i + k * 256 < n) b[i + k * 256] = v[k];
   }
+}
+
+template <class T>
+static std::vector<T*> alloc_sets(size_t count) {
+  std::vector<T*> v(g_sets);
+  for (auto& p : v) CK(cudaMalloc(&p, count * sizeof(T)));
+  return v;
+}
+
+static void bench_shape(long R, long C, int sms, size_t l2) {
+  const long n = R * C;
   const double X = n * 2.0, W = C * 2.0;
-  // The same copy at one prompt tensor's size (bf16 rows x cols): what a launch of this size gets.
-  row("copy_d2d_tensor", R, C, time_us([&] { CK(cudaMemcpyAsync(h, x, size_t(X), cudaMemcpyDeviceToDevice)); }), 2 * X);
+  g_sets = int(std::min<double>(64, std::max<double>(2, std::ceil(4.0 * double(l2) / X))));
+  auto x = alloc_sets<uint16_t>(n), r = alloc_sets<uint16_t>(n), h = alloc_sets<uint16_t>(n),
+       y16 = alloc_sets<uint16_t>(n);
+  auto y32 = alloc_sets<float>(n);
+  auto w = alloc_sets<uint16_t>(C);
+  auto ids = alloc_sets<int32_t>(R * 64);
+  for (int i = 0; i < g_sets; ++i) {
+    fill_bf16<<<1024, 256>>>(x[i], n, 1 + 7 * i);
+    fill_bf16<<<1024, 256>>>(r[i], n, 2 + 7 * i);
+    fill_bf16<<<64, 256>>>(w[i], C, 3 + 7 * i);
+  }
+  CK(cudaDeviceSynchronize());
+  const std::string sets = "sets=" + std::to_string(g_sets);
   const float eps = 1e-6f;
   cudaStream_t st = 0;
-  row("rms_norm/bf16_out", R, C, time_us([&] { launch_rms_norm_vec<Bf16Out>(x, w, (Bf16Out*)y16, R, C, eps, st); }), X + W + n * 2.0);
-  row("rms_norm/f16_out", R, C, time_us([&] { launch_rms_norm_vec<F16Out>(x, w, (F16Out*)y16, R, C, eps, st); }), X + W + n * 2.0);
-  row("rms_norm/f32_out", R, C, time_us([&] { launch_rms_norm_vec<float>(x, w, y32, R, C, eps, st); }), X + W + n * 4.0);
-  row("rms_norm/tree_f32", R, C, time_us([&] { launch_rms_norm_tree(x, w, y32, R, C, eps, st); }), X + W + n * 4.0);
-  row("softmax/bf16", R, C, time_us([&] { launch_softmax_vec(x, y16, R, C, st); }), 2 * X);
-  row("softmax/bf16_long", R, C, time_us([&] { launch_softmax_online(x, y16, R, C, st); }), 2 * X);
-  row("sum/f32", R, C, time_us([&] { launch_row_sum(x, y32, R, C, st); }), X + R * 4.0);
-  row("dot/f32", R, C, time_us([&] { launch_row_dot(x, w, y32, R, C, st); }), X + W + R * 4.0);
-  row("max/bf16", R, C, time_us([&] { launch_row_max(x, y16, R, C, st); }), X + R * 2.0);
-  row("argmax/bf16", R, C, time_us([&] { launch_row_argmax(x, ids, R, C, st); }), X + R * 4.0);
-  row("topk/bf16_k8", R, C, time_us([&] { launch_topk_bf16(x, ids, y16, R, C, 8, st); }), X + R * 8 * 6.0);
-  row("topk/bf16_k64", R, C, time_us([&] { launch_topk_bf16(x, ids, y16, R, C, 64, st); }), X + R * 64 * 6.0);
-  row("swiglu/bf16", R, C, time_us([&] { launch_swiglu(x, r, y16, n, st); }), 3 * X);
-  row("geglu/bf16", R, C, time_us([&] { launch_geglu(x, r, y16, n, st); }), 3 * X);
-  row("add_rms_norm/rounded", R, C, time_us([&] { launch_add_rms_norm<false>(x, r, w, h, y16, R, C, eps, st); }), 4 * X + W);
-  row("add_rms_norm/once_rounded", R, C, time_us([&] { launch_add_rms_norm<true>(x, r, w, h, y16, R, C, eps, st); }), 4 * X + W);
-  // A decode row set: 32 rows, latency-bound (for reference, not the 85% target).
-  const long Rd = 32;
-  row("rms_norm/bf16_out", Rd, C, time_us([&] { launch_rms_norm_vec<Bf16Out>(x, w, (Bf16Out*)y16, Rd, C, eps, st); }), Rd * C * 4.0 + W);
-  row("softmax/bf16", Rd, C, time_us([&] { launch_softmax_vec(x, y16, Rd, C, st); }), Rd * C * 4.0);
-  row("topk/bf16_k64", Rd, C, time_us([&] { launch_topk_bf16(x, ids, y16, Rd, C, 64, st); }), Rd * C * 2.0 + Rd * 64 * 6.0);
+
+  // The copies: one bf16 tensor of this shape read and written (2X bytes).
+  row("copy/memcpy", sets, R, C,
+      time_us([&](int i) { CK(cudaMemcpyAsync(h[i], x[i], size_t(X), cudaMemcpyDeviceToDevice, st)); }), 2 * X);
+  const long nv = long(X) / 16;
+  const int cgrid = int(std::min<long>((nv + 1023) / 1024, long(sms) * 8));
+  row("copy/kernel16", sets, R, C, time_us([&](int i) {
+        copy16<<<cgrid, 256, 0, st>>>(reinterpret_cast<const uint4*>(x[i]), reinterpret_cast<uint4*>(h[i]), nv);
+      }), 2 * X);
+
+  const int tprs[] = {32, 64, 128, 256};
+  auto tag = [](const RowShape& s) { return "tpr=" + std::to_string(s.tpr) + " vpt=" + std::to_string(s.vpt); };
+  // The served launch ("served" = what the contract runs) and each forced shape it can take.
+  auto sweep_reg = [&](const char* name, double bytes, const std::function<void(int, int)>& f) {
+    row(name, "served " + tag(reg_shape(C)), R, C, time_us([&](int i) { f(i, 0); }), bytes);
+    for (int t : tprs)
+      if (t != reg_shape(C).tpr && reg_shape(C, t).vpt <= kMaxVpt)
+        row(name, tag(reg_shape(C, t)), R, C, time_us([&](int i) { f(i, t); }), bytes);
+  };
+  auto sweep_loop = [&](const char* name, double bytes, const std::function<void(int, int)>& f) {
+    row(name, "served " + tag(fast_shape(C, loop_tpr(R, C))), R, C, time_us([&](int i) { f(i, 0); }), bytes);
+    for (int t : tprs)
+      if (t != loop_tpr(R, C)) row(name, tag(fast_shape(C, t)), R, C, time_us([&](int i) { f(i, t); }), bytes);
+  };
+
+  if (C <= kMaxCols) {
+    sweep_reg("rms_norm/bf16_out", X + W + n * 2.0, [&](int i, int t) {
+      launch_rms_norm_vec<Bf16Out>(x[i], w[i], (Bf16Out*)y16[i], R, C, eps, st, t);
+    });
+    sweep_reg("rms_norm/f16_out", X + W + n * 2.0, [&](int i, int t) {
+      launch_rms_norm_vec<F16Out>(x[i], w[i], (F16Out*)y16[i], R, C, eps, st, t);
+    });
+    sweep_reg("rms_norm/f32_out", X + W + n * 4.0,
+              [&](int i, int t) { launch_rms_norm_vec<float>(x[i], w[i], y32[i], R, C, eps, st, t); });
+    row("rms_norm/f32_out", "halves-store " + tag(reg_shape(C)), R, C, time_us([&](int i) {
+          launch_rms_norm_vec<F32Halves>(x[i], w[i], (F32Halves*)y32[i], R, C, eps, st);
+        }), X + W + n * 4.0);
+  }
+  row("rms_norm/tree_f32", "served", R, C,
+      time_us([&](int i) { launch_rms_norm_tree(x[i], w[i], y32[i], R, C, eps, st); }), X + W + n * 4.0);
+  if (C <= 4096)
+    sweep_reg("softmax/bf16", 2 * X, [&](int i, int t) { launch_softmax_vec(x[i], y16[i], R, C, st, t); });
+  if (C > 4096) {
+    if (C <= kMaxCols)
+      sweep_reg("softmax/bf16_long", 2 * X, [&](int i, int t) { launch_softmax_long(x[i], y16[i], R, C, st, t); });
+    else
+      row("softmax/bf16_long", "served online", R, C,
+          time_us([&](int i) { launch_softmax_long(x[i], y16[i], R, C, st); }), 2 * X);
+  }
+  // The online form (re-reads the row) at this width, for comparison with the register-kept one.
+  if (C <= kMaxCols)
+    row("softmax/online_form", "tpr=" + std::to_string(row_shape(C).tpr), R, C,
+        time_us([&](int i) { launch_softmax_online(x[i], y16[i], R, C, st); }), 2 * X);
+  sweep_loop("sum/f32", X + R * 4.0, [&](int i, int t) { launch_row_sum(x[i], y32[i], R, C, st, t); });
+  sweep_loop("dot/f32", X + W + R * 4.0, [&](int i, int t) { launch_row_dot(x[i], w[i], y32[i], R, C, st, t); });
+  sweep_loop("max/bf16", X + R * 2.0, [&](int i, int t) { launch_row_max(x[i], y16[i], R, C, st, t); });
+  sweep_loop("argmax/bf16", X + R * 4.0, [&](int i, int t) { launch_row_argmax(x[i], ids[i], R, C, st, t); });
+  for (int v : {1, 2, 4}) {
+    const std::string tg = (v == kSwigluV ? "served V=" : "V=") + std::to_string(v);
+    row("swiglu/bf16", tg, R, C, time_us([&](int i) { launch_swiglu(x[i], r[i], y16[i], n, st, v); }), 3 * X);
+  }
+  for (int v : {1, 2, 4}) {
+    const std::string tg = (v == kGegluV ? "served V=" : "V=") + std::to_string(v);
+    row("geglu/bf16", tg, R, C, time_us([&](int i) { launch_geglu(x[i], r[i], y16[i], n, st, v); }), 3 * X);
+  }
+  if (C <= kMaxCols) {
+    row("add_rms_norm/rounded", "served", R, C, time_us([&](int i) {
+          launch_add_rms_norm<false>(x[i], r[i], w[i], h[i], y16[i], R, C, eps, st);
+        }), 4 * X + W);
+    row("add_rms_norm/once_rounded", "served", R, C, time_us([&](int i) {
+          launch_add_rms_norm<true>(x[i], r[i], w[i], h[i], y16[i], R, C, eps, st);
+        }), 4 * X + W);
+    row("topk/bf16_k8", "served", R, C,
+        time_us([&](int i) { launch_topk_bf16(x[i], ids[i], y16[i], R, C, 8, st); }), X + R * 8 * 6.0);
+    row("topk/bf16_k64", "served", R, C,
+        time_us([&](int i) { launch_topk_bf16(x[i], ids[i], y16[i], R, C, 64, st); }), X + R * 64 * 6.0);
+  }
   CK(cudaDeviceSynchronize());
+  for (auto* v : {&x, &r, &h, &y16, &w}) for (auto* p : *v) CK(cudaFree(p));
+  for (auto* p : y32) CK(cudaFree(p));
+  for (auto* p : ids) CK(cudaFree(p));
+}
+
+int main(int argc, char** argv) {
+  std::vector<std::pair<long, long>> shapes;
+  for (int a = 1; a + 1 < argc; a += 2) shapes.push_back({atol(argv[a]), atol(argv[a + 1])});
+  if (shapes.empty()) shapes = {{8192, 4096}, {8192, 8192}, {8192, 16384}, {32, 4096}};
+  cudaDeviceProp p{};
+  CK(cudaGetDeviceProperties(&p, 0));
+  std::fprintf(stderr, "%s: %d SMs, L2 %d MiB\n", p.name, p.multiProcessorCount, p.l2CacheSize >> 20);
+  std::printf("kernel,variant,rows,cols,us,bytes,GBps\n");
+  // The device's large copy, for reference: a 1 GiB device-to-device memcpy, two sets, same method.
+  {
+    const size_t bytes = size_t(1) << 30;
+    g_sets = 2;
+    void *a[2], *b[2];
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaMalloc(&a[i], bytes));
+      CK(cudaMalloc(&b[i], bytes));
+      CK(cudaMemset(a[i], 1, bytes));
+    }
+    row("copy/memcpy_1GiB", "sets=2", 0, 0,
+        time_us([&](int i) { CK(cudaMemcpyAsync(b[i], a[i], bytes, cudaMemcpyDeviceToDevice)); }), 2.0 * bytes);
+    for (int i = 0; i < 2; ++i) {
+      CK(cudaFree(a[i]));
+      CK(cudaFree(b[i]));
+    }
+  }
+  for (auto [R, C] : shapes) bench_shape(R, C, p.multiProcessorCount, size_t(p.l2CacheSize));
   return 0;
 }

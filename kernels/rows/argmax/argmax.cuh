@@ -3,10 +3,11 @@
 // NaN ranking highest), so the row's largest key is the answer and ties go to the lower id by
 // construction; a max over unsigned keys is order-free, so every run gives the same bytes. A thread
 // first finds its own best value and lowest column with float compares, then makes one key.
+// Threads a row: a warp a row at prompt sizes, more at decode (loop_tpr in kc_rows.cuh).
 #pragma once
 #include "../../common/kc_rows.cuh"
 
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, 3)  // 3 blocks an SM: 72 registers, no spill (ptxas spills at its own choice of 64)
 kc_row_argmax(const kc_u4* __restrict__ x, int32_t* __restrict__ id, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ uint32_t red[8];
@@ -15,34 +16,44 @@ kc_row_argmax(const kc_u4* __restrict__ x, int32_t* __restrict__ id, int rows, i
   const bool live = row < rows;
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
-  // A thread's best value and its lowest column (vectors come in column order; only a strictly
-  // larger max, or a first NaN, replaces it), then one key a thread for the group's max.
+  // A thread's best vector: its max (NaN if it holds one), the vector's index and its bits. Vectors
+  // come in column order and only a strictly larger max, or a first NaN, replaces the best, so the
+  // best vector holds the thread's lowest column of its max. The update is branch-free (selects),
+  // so the vectors' max trees overlap; the column inside the best vector is found once, at the end.
   float bv = 0.f;
   int bc = -1;
+  kc_u4 bvec = zero4();
   if (live)
     strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int c) {
       float f[8];
       unpack8(v, f);
-      float vm = f[0];
-#pragma unroll
-      for (int j = 1; j < 8; ++j) vm = nan_max(vm, f[j]);
-      if (bc < 0 || vm > bv || (vm != vm && bv == bv)) {
-        int at = 7;
-#pragma unroll
-        for (int j = 7; j >= 0; --j)
-          if (f[j] == vm || (vm != vm && f[j] != f[j])) at = j;
-        bv = vm;
-        bc = c * 8 + at;
-      }
+      const float vm = max_nan(max_nan(max_nan(f[0], f[1]), max_nan(f[2], f[3])),
+                               max_nan(max_nan(f[4], f[5]), max_nan(f[6], f[7])));
+      const bool take = bc < 0 || vm > bv || (vm != vm && bv == bv);
+      bv = take ? vm : bv;
+      bc = take ? c : bc;
+      bvec.x = take ? v.x : bvec.x;
+      bvec.y = take ? v.y : bvec.y;
+      bvec.z = take ? v.z : bvec.z;
+      bvec.w = take ? v.w : bvec.w;
     });
+  if (bc >= 0) {
+    float f[8];
+    unpack8(bvec, f);
+    int at = 7;
+#pragma unroll
+    for (int j = 7; j >= 0; --j)
+      if (f[j] == bv || (bv != bv && f[j] != f[j])) at = j;
+    bc = bc * 8 + at;
+  }
   uint32_t best = bc < 0 ? 0u : rank_key(f32_to_bf16(bv), bc);  // 0: below every real key
   best = group_max_u32(best, red, tpr);
   if (live && t == 0) id[row] = (best >> 16) == 0xffffu ? -1 : key_col(best);
 }
 
 namespace kc::cu {
-inline void launch_row_argmax(const void* x, int32_t* id, int rows, int cols, cudaStream_t st) {
-  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+inline void launch_row_argmax(const void* x, int32_t* id, int rows, int cols, cudaStream_t st, int tpr = 0) {
+  const RowShape s = fast_shape(cols, loop_tpr(rows, cols, tpr));
   kc_row_argmax<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), id, rows, cols, s.tpr);
 }
 }  // namespace kc::cu

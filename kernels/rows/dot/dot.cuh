@@ -1,5 +1,6 @@
 // Row dot, y[r] = sum_c x[r,c] * w[c], bf16 in, fp32 sums and out: each product of two bf16 is
-// exact in fp32, so an fma adds it with one rounding. 16-byte loads; w is read by every row (cache).
+// exact in fp32, so an fma adds it with one rounding. 16-byte loads, eight in flight a thread; w is
+// read by every row (cache: a warp a row at prompt sizes puts eight rows a block on one w read).
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -23,13 +24,13 @@ kc_row_dot(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __re
 #pragma unroll
       for (int j = 0; j < 8; ++j) s = fmaf(f[j], g[j], s);
     });
-  s = group_all(s, red, tpr, Add());
+  s = group_all<false>(s, red, tpr, Add());
   if (live && t == 0) y[row] = s;
 }
 
 namespace kc::cu {
-inline void launch_row_dot(const void* x, const void* w, float* y, int rows, int cols, cudaStream_t st) {
-  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+inline void launch_row_dot(const void* x, const void* w, float* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
+  const RowShape s = fast_shape(cols, loop_tpr(rows, cols, tpr));
   kc_row_dot<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), static_cast<const kc_u4*>(w),
                                                            y, rows, cols, s.tpr);
 }

@@ -20,7 +20,7 @@ kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
       .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)  // up to 8 rows a block at narrow widths
       .tile("cols", kBlock * 8, 8, 8)   // one 16-byte vector a thread across 256 threads
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 5)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return reg_depth(s["cols"]); }, 5)
       .ulp("rsqrtf", 2)
       .hidden(out == kc::DType::f32 ? "" : kHidden16)
       .launches(vpt_launches(launch))

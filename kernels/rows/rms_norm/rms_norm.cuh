@@ -1,7 +1,8 @@
 // RMS norm rows, y = x / sqrt(mean(x^2) + eps) * w, bf16 in, fp32 sums.
 // kc_rms_norm_vec: 16-byte loads, the row kept in registers (one pass over memory), a row group of
-//   32..256 threads a row, sum of squares by warp butterfly then the group's warps in order.
-//   cols % 8 == 0, cols <= 16,384. Out: float, Bf16Out or F16Out.
+//   32..256 threads a row (reg_shape: up to 4 vectors a thread, all loaded at once), sum of squares
+//   by warp butterfly then the group's warps in order. cols % 8 == 0, cols <= 16,384. Out: float
+//   (each store filling whole sectors: store8_f32_pair), Bf16Out or F16Out.
 // kc_rms_norm_tree: any width, 2-byte loads, one block a row, the sum of squares by a 256-leaf
 //   shared-memory tree; reads the row twice (the second read from cache). fp32 out.
 #pragma once
@@ -33,20 +34,25 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
 #pragma unroll
     for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
   }
-  ss = group_all(ss, red, tpr, Add());
+  ss = group_all<false>(ss, red, tpr, Add());
   const float inv = rsqrtf(ss / float(cols) + eps);
-  if (!live) return;
+  if (!live) return;  // whole warps: a row group is 32 or more threads
   Out* yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
-    if (c >= nvec) break;
+    if (!IsF32<Out>::value && c >= nvec) break;
     float f[8], g[8], o[8];
-    unpack8(v[i], f);
+    unpack8(v[i], f);  // zeros past nvec
     unpack8(wv[i], g);
 #pragma unroll
     for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
-    Store8<Out>::at(yr + c * 8, o);
+    if constexpr (IsF32<Out>::value) {
+      if (i * tpr >= nvec) break;  // uniform over the warp: every lane past the row
+      store8_f32_pair(reinterpret_cast<float*>(yr), c, nvec, o);
+    } else {
+      Store8<Out>::at(yr + c * 8, o);
+    }
   }
 }
 
@@ -58,6 +64,7 @@ kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
   const long row = blockIdx.x;
   const uint16_t* xr = x + row * cols;
   float ss = 0.f;
+#pragma unroll 8
   for (int c = threadIdx.x; c < cols; c += 256) {
     const float f = bf16_to_f32(xr[c]);
     ss = fmaf(f, f, ss);
@@ -71,14 +78,17 @@ kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
   }
   const float inv = rsqrtf(tree[0] / float(cols) + eps);
   float* yr = y + row * cols;
+#pragma unroll 8
   for (int c = threadIdx.x; c < cols; c += 256) yr[c] = (bf16_to_f32(xr[c]) * inv) * bf16_to_f32(w[c]);
 }
 
 namespace kc::cu {
 // The launches, shared by the contract and the benchmark.
 template <class Out>
-inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, int cols, float eps, cudaStream_t st) {
-  const RowShape s = row_shape(cols);
+inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, int cols, float eps, cudaStream_t st,
+                                int tpr = 0) {
+  RowShape s = reg_shape(cols, tpr);
+  if (s.vpt > kMaxVpt) s = reg_shape(cols);  // a forced shape that does not fit in registers
   const dim3 grid((rows + s.rpb - 1) / s.rpb);
   auto xv = static_cast<const kc_u4*>(x);
   auto wv = static_cast<const kc_u4*>(w);
@@ -92,6 +102,6 @@ inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, 
 inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
   kc_rms_norm_tree<<<rows, 256, 0, st>>>(static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(w), y, cols, eps);
 }
-// Chains: the vector form as row_depth; the tree form a thread's strided terms then 8 tree levels.
+// Chains: the vector form as reg_depth; the tree form a thread's strided terms then 8 tree levels.
 constexpr double tree_depth(long cols) { return double((cols + 255) / 256) + 8; }
 }  // namespace kc::cu

@@ -11,7 +11,7 @@ static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
       .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return row_depth(s["cols"]); }, 3)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return reg_depth(s["cols"]); }, 3)
       .ulp("expf", 2)
       .hidden("a bf16 softmax of at most 4,096 terms in [0, 1]: the output's rounding hides the fp32 sum's error")
       .launches(vpt_launches("rows/softmax/bf16"))
@@ -25,24 +25,26 @@ static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
 KC_KERNEL("rows/softmax/bf16", cuda) { return k_rows_softmax_bf16(kc::cu::decode_env({64, 1024, 4096})); }
 KC_KERNEL("rows/softmax/bf16/prompt", cuda) { return k_rows_softmax_bf16(kc::cu::prompt_env()); }
 
-// Rows past 4,096 keys: the online form (a running max and a rescaled sum, then a second pass).
+// Rows past 4,096 keys: to 16,384 the vector form (the row in registers), past that the online form
+// (a running max and a rescaled sum, then a second pass); 32,768 is served so the online form runs.
 static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
       .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return online_depth(s["cols"]); }, 3)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return long_depth(s["cols"]); }, 3)
       .ulp("expf", 2)
       .hidden("a bf16 output: its rounding (2^-9) is within 100x of what a bf16 or fp16 sum of these terms in [0, 1] loses")
-      .launches({"rows/softmax/bf16_long"})
+      .launches({"rows/softmax/bf16_long", "rows/softmax/bf16/v1", "rows/softmax/bf16/v2", "rows/softmax/bf16/v4",
+                 "rows/softmax/bf16/v8"})
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "y"});
         need_cols(b, 8, 1 << 16);
-        launch_softmax_online(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]),
+        launch_softmax_long(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]),
                               int(b.shape()["cols"]), stream_of(b));
       });
 }
-KC_KERNEL("rows/softmax/bf16_long", cuda) { return k_rows_softmax_bf16_long(kc::cu::decode_env({64, 8192, 16384})); }
+KC_KERNEL("rows/softmax/bf16_long", cuda) { return k_rows_softmax_bf16_long(kc::cu::decode_env({64, 8192, 16384, 32768})); }
 KC_KERNEL("rows/softmax/bf16_long/prompt", cuda) { return k_rows_softmax_bf16_long(kc::cu::prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/softmax/bf16/v1", (kc_softmax_vec<1>), 256, 0);

@@ -1,8 +1,9 @@
 // Softmax rows, y = exp(x - max) / sum exp(x - max), bf16 in and out, fp32 sums.
-// kc_softmax_vec: the row kept in registers, one pass over memory: group max, group sum of
-//   exp(x - max), then y from the registers. cols % 8 == 0, cols <= 16,384.
-// kc_softmax_online: any cols % 8 == 0, no row in registers: one read pass keeps a running
-//   (max, sum) a thread (the sum rescaled when the max grows), the pairs merge over the group, a
+// kc_softmax_vec: the row kept in registers (reg_shape), one pass over memory: group max, group
+//   sum of exp(x - max), each exp computed once and kept, then y from the registers.
+//   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too).
+// kc_softmax_online: any cols % 8 == 0 (served past 16,384), no row in registers: one read pass
+//   keeps a running (max, sum) a thread (the sum rescaled when the max grows), the pairs merge over the group, a
 //   second pass (from cache) writes y.
 // Both keep NaN (a NaN max gives a NaN row) and the infinities' classes as float64 does.
 #pragma once
@@ -12,7 +13,7 @@ template <int VPT>
 __global__ void __launch_bounds__(256)
 kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
-  __shared__ float red[8];
+  __shared__ float red[8], red2[8];  // one array a reduction: no barrier to free one for the next
   const int t = threadIdx.x % tpr;
   const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
   const bool live = row < rows;
@@ -30,9 +31,9 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
     float f[8];
     unpack8(v[i], f);
 #pragma unroll
-    for (int j = 0; j < 8; ++j) m = nan_max(m, f[j]);
+    for (int j = 0; j < 8; ++j) m = max_nan(m, f[j]);
   }
-  m = group_all(m, red, tpr, Max());
+  m = group_all<false>(m, red, tpr, MaxNan());
   // exp(x - max) once, kept in registers for the write.
   float e[VPT][8];
   float s = 0.f;
@@ -47,7 +48,7 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
       s += e[i][j];
     }
   }
-  s = group_all(s, red, tpr, Add());
+  s = group_all<false>(s, red2, tpr, Add());
   const float inv = 1.0f / s;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
@@ -83,22 +84,20 @@ kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, 
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
   float m = -kInf, s = 0.f;
-  if (live) {
-#pragma unroll 2
-    for (int c = t; c < nvec; c += tpr) {
+  if (live)
+    strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int) {
       float f[8];
-      unpack8(ld16(xr + c), f);
+      unpack8(v, f);
       float lm = f[0];
 #pragma unroll
       for (int j = 1; j < 8; ++j) lm = nan_max(lm, f[j]);
       const float M = nan_max(m, lm);
-      if (M == -kInf) continue;  // every term so far is -inf: each adds 0
+      if (M == -kInf) return;  // every term so far is -inf: each adds 0
       if (!(m == M)) s = s * exp_diff(m, M);
 #pragma unroll
       for (int j = 0; j < 8; ++j) s += exp_diff(f[j], M);
       m = M;
-    }
-  }
+    });
 #pragma unroll
   for (int k = 16; k >= 1; k >>= 1) ms_merge(m, s, __shfl_xor_sync(KC_FULL_MASK, m, k), __shfl_xor_sync(KC_FULL_MASK, s, k));
   if (tpr > 32) {
@@ -112,19 +111,19 @@ kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, 
   if (!live) return;
   const float inv = 1.0f / s;
   kc_u4* yr = y + row * nvec;
-#pragma unroll 2
-  for (int c = t; c < nvec; c += tpr) {
+  strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int c) {
     float f[8], o[8];
-    unpack8(ld16(xr + c), f);
+    unpack8(v, f);
 #pragma unroll
     for (int j = 0; j < 8; ++j) o[j] = exp_diff(f[j], m) * inv;
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(yr + c), o);
-  }
+  });
 }
 
 namespace kc::cu {
-inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaStream_t st) {
-  const RowShape s = row_shape(cols);
+inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
+  RowShape s = reg_shape(cols, tpr);
+  if (s.vpt > kMaxVpt) s = reg_shape(cols);  // a forced shape that does not fit in registers
   const dim3 grid((rows + s.rpb - 1) / s.rpb);
   auto xv = static_cast<const kc_u4*>(x);
   auto yv = static_cast<kc_u4*>(y);
@@ -140,6 +139,14 @@ inline void launch_softmax_online(const void* x, void* y, int rows, int cols, cu
   kc_softmax_online<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), static_cast<kc_u4*>(y),
                                                                   rows, cols, s.tpr);
 }
+// Rows past 4,096 keys: up to 16,384 the row fits in registers (the vector form: one pass over
+// memory, each exp computed once); past that, the online form.
+inline void launch_softmax_long(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
+  if (cols <= kMaxCols)
+    launch_softmax_vec(x, y, rows, cols, st, tpr);
+  else
+    launch_softmax_online(x, y, rows, cols, st);
+}
 // The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 4 roundings with
 // expf's 2 ulp) for each of its vectors, and each merge level (5 warp, up to 7 group) the same plus
 // an add.
@@ -148,4 +155,5 @@ constexpr double online_depth(long cols) {
   const long nvec = (cols + 7) / 8, per = (nvec + s.tpr - 1) / s.tpr;
   return double(per) * (8 + 4) + double(5 + s.tpr / 32 - 1) * 5;
 }
+constexpr double long_depth(long cols) { return cols <= kMaxCols ? reg_depth(cols) : online_depth(cols); }
 }  // namespace kc::cu

@@ -9,7 +9,7 @@ static kc::Entry k_rows_sum_f32(kc::cu::Served env) {
       .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["cols"]); })
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["rows"], s["cols"]); })
       .launches({"rows/sum/f32"})
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x"});

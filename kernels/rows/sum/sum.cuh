@@ -1,5 +1,6 @@
-// Row sum, y[r] = sum_c x[r,c], bf16 in, fp32 sum and out. 16-byte loads, a row group of 32..256
-// threads a row (by width), each thread adds its vectors in a chain, then the group's reduction.
+// Row sum, y[r] = sum_c x[r,c], bf16 in, fp32 sum and out. 16-byte loads, eight in flight a thread;
+// a row group of 32..256 threads a row (loop_tpr: a warp a row at prompt sizes, by width below),
+// each thread adds its vectors in a chain, then the group's reduction.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -20,13 +21,13 @@ kc_row_sum(const kc_u4* __restrict__ x, float* __restrict__ y, int rows, int col
 #pragma unroll
       for (int j = 0; j < 8; ++j) s += f[j];
     });
-  s = group_all(s, red, tpr, Add());
+  s = group_all<false>(s, red, tpr, Add());
   if (live && t == 0) y[row] = s;
 }
 
 namespace kc::cu {
-inline void launch_row_sum(const void* x, float* y, int rows, int cols, cudaStream_t st) {
-  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+inline void launch_row_sum(const void* x, float* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
+  const RowShape s = fast_shape(cols, loop_tpr(rows, cols, tpr));
   kc_row_sum<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), y, rows, cols, s.tpr);
 }
 }  // namespace kc::cu

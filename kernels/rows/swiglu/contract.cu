@@ -9,7 +9,7 @@ using namespace kc::cu;
 static kc::Entry k_rows_swiglu_bf16(kc::cu::Served env) {
   return kc::rows::swiglu()
       .served(std::move(env))
-      .tile("cols", 8, 8, 8)  // one 16-byte vector a thread
+      .tile("cols", 8, 8, 8)  // elementwise: any multiple of one 16-byte vector
       .launches({"rows/swiglu/bf16"})
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"g", "u", "y"});
@@ -21,4 +21,4 @@ static kc::Entry k_rows_swiglu_bf16(kc::cu::Served env) {
 KC_KERNEL("rows/swiglu/bf16", cuda) { return k_rows_swiglu_bf16(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/swiglu/bf16/prompt", cuda) { return k_rows_swiglu_bf16(kc::cu::prompt_env()); }
 
-KC_CUDA_LAUNCH("rows/swiglu/bf16", kc_swiglu_bf16, 256, 0);
+KC_CUDA_LAUNCH("rows/swiglu/bf16", (kc_swiglu_bf16<kc::cu::kSwigluV>), 256, 0);

@@ -4,6 +4,6 @@
 
 // The launch templates instantiated at the outputs the contract serves (contract.cu), so their
 // kernels are emitted into the code object as nvcc emits them for CUDA.
-template void kc::cu::launch_rms_norm_vec<kc::cu::Bf16Out>(const void*, const void*, kc::cu::Bf16Out*, int, int, float, cudaStream_t);
-template void kc::cu::launch_rms_norm_vec<kc::cu::F16Out>(const void*, const void*, kc::cu::F16Out*, int, int, float, cudaStream_t);
-template void kc::cu::launch_rms_norm_vec<float>(const void*, const void*, float*, int, int, float, cudaStream_t);
+template void kc::cu::launch_rms_norm_vec<kc::cu::Bf16Out>(const void*, const void*, kc::cu::Bf16Out*, int, int, float, cudaStream_t, int);
+template void kc::cu::launch_rms_norm_vec<kc::cu::F16Out>(const void*, const void*, kc::cu::F16Out*, int, int, float, cudaStream_t, int);
+template void kc::cu::launch_rms_norm_vec<float>(const void*, const void*, float*, int, int, float, cudaStream_t, int);
