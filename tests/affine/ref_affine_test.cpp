@@ -1,8 +1,8 @@
 // The blocked float64 affine reference (core/src/families/ref_gemm.*) against the plain loop it
 // replaces (per group: sum x q, sum x, sum |x| q, sum |x| over k ascending; then y += s a + b xs,
 // mag += |s| ma + |b| mx): bit-equal for every bit width and group, on every kernel set this CPU
-// runs, at sizes that are not multiples of the register tile or the cache blocks (K blocks of 128
-// hold 1, 2 or 4 groups; a last block may be short), for every fill, plants included.
+// runs, at sizes that are not multiples of the register tile or the cache blocks (K blocks of 256
+// hold 2, 4 or 8 groups; a last block may be short), for every fill, plants included.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,8 +78,9 @@ TEST_F(Isas, AffineBlockedEqualsThePlainLoop) {
             const bool big = M == 97;
             if (big && (K != 384 + group || ((bits == 3 || bits == 5 || bits == 6) && group != 64))) continue;
             const Shape sh{{"m", M}, {"n", N}, {"k", K}};
-            std::vector<Fill> fills = {Fill{FillKind::random}};
-            if (!big) fills.insert(fills.end(), {Fill{FillKind::nonfinite, 3, K - 5}, Fill{FillKind::nonfinite, 10, K - 5}});
+            std::vector<Fill> fills;
+            fills.push_back(Fill{FillKind::random});
+            if (!big) fills.push_back(Fill{FillKind::nonfinite, 3, K - 5}), fills.push_back(Fill{FillKind::nonfinite, 10, K - 5});
             if (K >= 64) fills.push_back(Fill{FillKind::sums});
             for (const Fill& f : fills) {
               Case c(sh, f, uint64_t(bits * 1000 + group + K));
