@@ -178,6 +178,12 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
       row("softmax/bf16_long", "served online", R, C,
           time_us([&](int i) { launch_softmax_long(x[i], y16[i], R, C, st); }), 2 * X);
   }
+  // The pipelined register-kept form (not served): `per` row groups a block, the next one loading
+  // while the current one computes.
+  if (reg_shape(C).vpt <= 4)
+    for (int per : {2, 4})
+      row(C <= 4096 ? "softmax/bf16" : "softmax/bf16_long", "pipe per=" + std::to_string(per) + " " + tag(reg_shape(C)), R, C,
+          time_us([&](int i) { launch_softmax_vec_pipe(x[i], y16[i], R, C, st, 0, per); }), 2 * X);
   // The online form (re-reads the row) at this width, for comparison with the register-kept one.
   if (C <= kMaxCols)
     row("softmax/online_form", "tpr=" + std::to_string(row_shape(C).tpr), R, C,

@@ -9,21 +9,13 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
+// once a value (kept), group sum, y. Every thread of the block calls it; red/red2 are one array a
+// reduction, so no barrier frees one for the next (a caller that calls again syncs first).
 template <int VPT>
-__global__ void __launch_bounds__(256)
-kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
-  using namespace kc::cu;
-  __shared__ float red[8], red2[8];  // one array a reduction: no barrier to free one for the next
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
-  kc_u4 v[VPT];
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const int c = t + i * tpr;
-    v[i] = (live && c < nvec) ? ld16(x + row * nvec + c) : zero4();
-  }
+__device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
+                                              int tpr, int nvec, float* red, float* red2) {
   float m = -kInf;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
@@ -58,6 +50,57 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
 #pragma unroll
     for (int j = 0; j < 8; ++j) o[j] = e[i][j] * inv;
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + row * nvec + c), o);
+  }
+}
+template <int VPT>
+__device__ __forceinline__ void softmax_load(kc_u4 (&v)[VPT], const kc_u4* __restrict__ x, long row, bool live, int t,
+                                             int tpr, int nvec) {
+#pragma unroll
+  for (int i = 0; i < VPT; ++i) {
+    const int c = t + i * tpr;
+    v[i] = (live && c < nvec) ? ld16(x + row * nvec + c) : zero4();
+  }
+}
+}  // namespace kc::cu
+
+template <int VPT>
+__global__ void __launch_bounds__(256)
+kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
+  using namespace kc::cu;
+  __shared__ float red[8], red2[8];
+  const int t = threadIdx.x % tpr;
+  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
+  const bool live = row < rows;
+  const int nvec = cols / 8;
+  kc_u4 v[VPT];
+  softmax_load(v, x, row, live, t, tpr, nvec);
+  softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
+}
+
+// A variant the benchmark compares (not served): a block takes `per` consecutive row groups and
+// loads the next group's vectors before it computes the current one, so loads stay in flight
+// while the exps run. Same arithmetic a row as kc_softmax_vec.
+template <int VPT>
+__global__ void __launch_bounds__(256)
+kc_softmax_vec_pipe(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr, int per) {
+  using namespace kc::cu;
+  __shared__ float red[8], red2[8];
+  const int t = threadIdx.x % tpr, rpb = kBlock / tpr;
+  const int nvec = cols / 8;
+  const long g0 = long(blockIdx.x) * per;
+  kc_u4 v[VPT], nxt[VPT];
+  long row = g0 * rpb + threadIdx.x / tpr;
+  softmax_load(v, x, row, row < rows, t, tpr, nvec);
+  for (int k = 0; k < per; ++k) {
+    const long nrow = row + rpb;
+    const bool more = k + 1 < per;
+    if (more) softmax_load(nxt, x, nrow, nrow < rows, t, tpr, nvec);
+    softmax_group(v, y, row, row < rows, t, tpr, nvec, red, red2);
+    if (!more) break;
+#pragma unroll
+    for (int i = 0; i < VPT; ++i) v[i] = nxt[i];
+    row = nrow;
+    __syncthreads();  // red and red2 are read before the next group writes them
   }
 }
 
@@ -132,6 +175,19 @@ inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaS
     case 2: kc_softmax_vec<2><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
     case 4: kc_softmax_vec<4><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
     default: kc_softmax_vec<8><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
+  }
+}
+// The benchmark's pipelined variant: `per` row groups a block (VPT 1, 2 or 4).
+inline void launch_softmax_vec_pipe(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr, int per) {
+  const RowShape s = reg_shape(cols, tpr);
+  const long groups = (rows + s.rpb - 1) / s.rpb;
+  const dim3 grid(unsigned((groups + per - 1) / per));
+  auto xv = static_cast<const kc_u4*>(x);
+  auto yv = static_cast<kc_u4*>(y);
+  switch (s.vpt) {
+    case 1: kc_softmax_vec_pipe<1><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
+    case 2: kc_softmax_vec_pipe<2><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
+    default: kc_softmax_vec_pipe<4><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
   }
 }
 inline void launch_softmax_online(const void* x, void* y, int rows, int cols, cudaStream_t st) {
