@@ -39,7 +39,7 @@ const Made& affine() {
 }
 
 kc::Case prepared(const kc::Entry& e, const kc::Shape& s, kc::FillKind f = kc::FillKind::random) {
-  kc::Case c(s, kc::Fill{f}, 0x6b632026);
+  kc::Case c(s, kc::Fill{f, f == kc::FillKind::nonfinite ? 3 : 0}, 0x6b632026);
   c.spec = &e.spec;
   e.rig.prepare(c);
   return c;
@@ -76,9 +76,10 @@ void reference(benchmark::State& st, const Made* m, kc::Shape s, kc::fam::RefIsa
   kc::fam::force_ref_isa(kc::fam::RefIsa::best);
 }
 
-// Gate 4's reference: its fill repeats a few rows, which the reference checks and evaluates once.
-void reference_sums(benchmark::State& st, const Made* m, kc::Shape s) {
-  kc::Case c = prepared(m->entry, s, kc::FillKind::sums);
+// Gates 1 and 4's references: their fills repeat a few rows, which the reference checks and
+// evaluates once.
+void reference_fill(benchmark::State& st, const Made* m, kc::Shape s, kc::FillKind f) {
+  kc::Case c = prepared(m->entry, s, f);
   for (auto _ : st) benchmark::DoNotOptimize(m->entry.rig.reference(c));
   label(st);
 }
@@ -123,10 +124,11 @@ const int registered = [] {
           ->UseRealTime()
           ->Iterations(1);
     for (auto s : {mnk(8192, 16384, 16384)}) {
-      benchmark::RegisterBenchmark(("reference/" + m->name + "/sums/" + s.str()).c_str(), reference_sums, m, s)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime()
-          ->Iterations(2);
+      for (auto [f, n] : {std::pair{kc::FillKind::sums, "sums"}, {kc::FillKind::nonfinite, "nonfinite"}})
+        benchmark::RegisterBenchmark(("reference/" + m->name + "/" + n + "/" + s.str()).c_str(), reference_fill, m, s, f)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(2);
       benchmark::RegisterBenchmark(("prepare/" + m->name + "/random/" + s.str()).c_str(), prepare, m, s,
                                    kc::FillKind::random)
           ->Unit(benchmark::kMillisecond)

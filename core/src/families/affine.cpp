@@ -97,7 +97,10 @@ void prepare(Case& c, int bits, int group, DType out) {
   kc::parallel_for(st.m + st.n, [&](int64_t lo, int64_t hi) {
     std::vector<uint32_t> codes(size_t(st.k));
     for (int64_t r = lo; r < hi; ++r) {
-      fam::Rng rng(seed, uint64_t(r));
+      // One stream a row; gate 1's rows take one of kPlantPatterns streams each (x rows 0.., w rows
+      // kPlantPatterns..), so its reference evaluates only the distinct rows.
+      const int64_t P = fam::kPlantPatterns;
+      fam::Rng rng(seed, uint64_t(!nf ? r : r < st.m ? r % P : P + (r - st.m) % P));
       if (r < st.m) {
         for (int64_t j = 0; j < st.k; ++j) {
           bf16 v = fam::spread_bf16(rng, -3, 3);
@@ -175,13 +178,23 @@ std::vector<Expected> reference(const Case& c) {
   e.want.assign(size_t(st.m * st.n), 0);
   e.mag.assign(size_t(st.m * st.n), 0);
   e.exact_sums = true;
-  if (st.sums && fam::rows_repeat(x, st.m, st.k, st.xpats) && fam::rows_repeat(q, st.n, st.wpr, st.wpats) &&
-      fam::rows_repeat(s, st.n, st.g, st.wpats) && fam::rows_repeat(b, st.n, st.g, st.wpats)) {
-    // Gate 4's rows repeat a few patterns (checked on the bytes above): each distinct pair once.
-    std::vector<double> y(size_t(st.xpats * st.wpats)), m(y.size());
-    fam::ref_affine(x.data(), w, st.xpats, st.wpats, st.k, y.data(), m.data());
-    fam::expand_patterns(y, st.xpats, st.wpats, st.m, st.n, e.want);
-    fam::expand_patterns(m, st.xpats, st.wpats, st.m, st.n, e.mag);
+  // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes of x, or of
+  // q, s and b, checked) is evaluated once. Random fills have no equal rows and take the whole GEMM.
+  const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
+  const auto wc = fam::row_classes({{q.data(), size_t(st.wpr) * sizeof(uint32_t)},
+                                    {s.data(), size_t(st.g) * sizeof(bf16)},
+                                    {b.data(), size_t(st.g) * sizeof(bf16)}},
+                                   st.n);
+  if (fam::few_classes(xc, wc)) {
+    const auto xs = fam::gather_rows(x, st.k, xc);
+    const auto qs = fam::gather_rows(q, st.wpr, wc);
+    const auto ss = fam::gather_rows(s, st.g, wc), bs = fam::gather_rows(b, st.g, wc);
+    const int64_t dx = int64_t(xc.first.size()), dw = int64_t(wc.first.size());
+    std::vector<double> y(size_t(dx * dw)), m(y.size());
+    fam::ref_affine(xs.data(), fam::AffineW{qs.data(), ss.data(), bs.data(), st.bits, st.group, st.wpr}, dx, dw, st.k,
+                    y.data(), m.data());
+    fam::scatter_classes(y, xc, wc, e.want);
+    fam::scatter_classes(m, xc, wc, e.mag);
   } else {
     fam::ref_affine(x.data(), w, st.m, st.n, st.k, e.want.data(), e.mag.data());
   }

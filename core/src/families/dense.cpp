@@ -89,9 +89,13 @@ void prepare(Case& c, DType out) {
       }
     });
   } else {
+    // One stream a row; gate 1's rows take one of kPlantPatterns streams each (x rows 0.., w rows
+    // kPlantPatterns..), so its reference evaluates only the distinct rows.
+    const bool nf = f.kind == FillKind::nonfinite;
+    const int64_t P = fam::kPlantPatterns;
     kc::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
-        fam::Rng rng(seed, uint64_t(r));
+        fam::Rng rng(seed, uint64_t(!nf ? r : r < st.m ? r % P : P + (r - st.m) % P));
         bf16* row = r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k];
         // Activations over 2^-3 .. 2^4, weights over 2^-5 .. 2^1: both signs, no zeros.
         int elo = r < st.m ? -3 : -5, ehi = r < st.m ? 3 : 0;
@@ -123,12 +127,17 @@ std::vector<Expected> reference(const Case& c) {
   e.want.assign(size_t(st.m * st.n), 0);
   e.mag.assign(size_t(st.m * st.n), 0);
   e.exact_sums = true;
-  if (st.sums && fam::rows_repeat(x, st.m, st.k, st.xpats) && fam::rows_repeat(w, st.n, st.k, st.wpats)) {
-    // Gate 4's rows repeat a few patterns (checked on the bytes above): each distinct pair once.
-    std::vector<double> y(size_t(st.xpats * st.wpats)), m(y.size());
-    fam::ref_dense(x.data(), w.data(), st.xpats, st.wpats, st.k, y.data(), m.data());
-    fam::expand_patterns(y, st.xpats, st.wpats, st.m, st.n, e.want);
-    fam::expand_patterns(m, st.xpats, st.wpats, st.m, st.n, e.mag);
+  // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes, checked)
+  // is evaluated once. Random fills have no equal rows and take the whole GEMM.
+  const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
+  const auto wc = fam::row_classes({{w.data(), size_t(st.k) * sizeof(bf16)}}, st.n);
+  if (fam::few_classes(xc, wc)) {
+    const auto xs = fam::gather_rows(x, st.k, xc), ws = fam::gather_rows(w, st.k, wc);
+    const int64_t dx = int64_t(xc.first.size()), dw = int64_t(wc.first.size());
+    std::vector<double> y(size_t(dx * dw)), m(y.size());
+    fam::ref_dense(xs.data(), ws.data(), dx, dw, st.k, y.data(), m.data());
+    fam::scatter_classes(y, xc, wc, e.want);
+    fam::scatter_classes(m, xc, wc, e.mag);
   } else {
     fam::ref_dense(x.data(), w.data(), st.m, st.n, st.k, e.want.data(), e.mag.data());
   }

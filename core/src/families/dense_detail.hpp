@@ -1,6 +1,6 @@
 // What the dense and affine families share (internal to core): a small seeded PRNG, bf16 values
 // for the random fills (one stream a row, so fills run on every core and stay the same for a seed
-// whatever the core count), and the repeated-row check gate 4's references use.
+// whatever the core count), and the grouping of equal rows that gates 1 and 4's references use.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "kc/numeric.hpp"
@@ -44,17 +45,94 @@ inline bf16 spread_bf16(Rng& r, int elo, int ehi) {
 inline double bf(bf16 v) { return double(from_bf16(v)); }
 inline bf16 bf_exact(double v) { return to_bf16(v, Round::nearest); }
 
-// True when every one of `rows` rows of `width` elements equals row r % pats byte for byte (gate 4's
-// fills repeat a few pattern rows; a reference may then evaluate each distinct row once).
-template <class T>
-bool rows_repeat(std::span<const T> v, int64_t rows, int64_t width, int64_t pats) {
-  if (pats < 1 || pats > rows) return false;
-  std::atomic<bool> same{true};
-  kc::parallel_for(rows - pats, [&](int64_t b, int64_t e) {
-    for (int64_t r = pats + b; r < pats + e && same.load(std::memory_order_relaxed); ++r)
-      if (std::memcmp(&v[r * width], &v[(r % pats) * width], size_t(width) * sizeof(T)) != 0) same = false;
+// Gate 1's fills draw their rows from this many random patterns (a row r from pattern r % it), then
+// plant in a last row, which is then unlike any other: every output is still computed and checked
+// by the kernel, while the reference evaluates each distinct pair of rows once (row_classes), so
+// gate 1's plants at 8192 x 16384 x 16384 cost no full float64 GEMM each.
+inline constexpr int64_t kPlantPatterns = 8;
+
+// Rows grouped by their bytes: rep[r] is the class of row r, first[c] the first row of class c. A
+// row's bytes are its slice of every part (part i holds rows of parts[i].bytes bytes each). Classes
+// come from a hash of each row, then every row is compared byte for byte with its class's first
+// row; should two different rows share a hash, every row is put in a class of its own.
+struct RowPart {
+  const void* data;
+  size_t bytes;
+};
+struct RowClasses {
+  std::vector<int64_t> rep, first;
+};
+inline RowClasses row_classes(const std::vector<RowPart>& parts, int64_t rows) {
+  std::vector<uint64_t> h(static_cast<size_t>(rows));
+  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      uint64_t x = 0x9e3779b97f4a7c15ull;
+      for (const auto& p : parts) {
+        const unsigned char* d = static_cast<const unsigned char*>(p.data) + size_t(r) * p.bytes;
+        size_t i = 0;
+        for (; i + 8 <= p.bytes; i += 8) {
+          uint64_t v;
+          std::memcpy(&v, d + i, 8);
+          x = ((x << 29 | x >> 35) ^ v) * 0x100000001b3ull;
+        }
+        uint64_t t = 0;
+        std::memcpy(&t, d + i, p.bytes - i);
+        x = ((x << 29 | x >> 35) ^ t ^ p.bytes) * 0x100000001b3ull;
+      }
+      h[r] = x ^ (x >> 31);
+    }
   }, 64);
-  return same;
+  RowClasses c;
+  c.rep.resize(size_t(rows));
+  std::unordered_map<uint64_t, int64_t> seen;
+  for (int64_t r = 0; r < rows; ++r) {
+    auto [it, fresh] = seen.try_emplace(h[r], int64_t(c.first.size()));
+    if (fresh) c.first.push_back(r);
+    c.rep[r] = it->second;
+  }
+  std::atomic<bool> same{true};
+  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e && same.load(std::memory_order_relaxed); ++r) {
+      int64_t f = c.first[c.rep[r]];
+      if (f == r) continue;
+      for (const auto& p : parts) {
+        const unsigned char* d = static_cast<const unsigned char*>(p.data);
+        if (std::memcmp(d + size_t(r) * p.bytes, d + size_t(f) * p.bytes, p.bytes) != 0) same = false;
+      }
+    }
+  }, 64);
+  if (!same) {
+    c.first.resize(size_t(rows));
+    for (int64_t r = 0; r < rows; ++r) c.rep[r] = c.first[r] = r;
+  }
+  return c;
+}
+
+// Whether evaluating distinct row pairs only pays: at most half the outputs.
+inline bool few_classes(const RowClasses& a, const RowClasses& b) {
+  return 2 * a.first.size() * b.first.size() <= a.rep.size() * b.rep.size();
+}
+
+// The first row of each class, gathered: [classes x width] elements.
+template <class T>
+std::vector<T> gather_rows(std::span<const T> v, int64_t width, const RowClasses& c) {
+  std::vector<T> out(c.first.size() * size_t(width));
+  for (size_t i = 0; i < c.first.size(); ++i)
+    std::copy(&v[c.first[i] * width], &v[c.first[i] * width] + width, out.begin() + int64_t(i) * width);
+  return out;
+}
+
+// Outputs [rows x cols] from those of the class pairs [a classes x b classes].
+inline void scatter_classes(const std::vector<double>& small, const RowClasses& a, const RowClasses& b,
+                            std::vector<double>& out) {
+  const int64_t rows = int64_t(a.rep.size()), cols = int64_t(b.rep.size()), nb = int64_t(b.first.size());
+  out.resize(size_t(rows * cols));
+  kc::parallel_for(rows, [&](int64_t lo, int64_t hi) {
+    for (int64_t m = lo; m < hi; ++m) {
+      const double* src = &small[a.rep[m] * nb];
+      for (int64_t n = 0; n < cols; ++n) out[m * cols + n] = src[b.rep[n]];
+    }
+  }, 16);
 }
 
 // Outputs [rows x cols] from those of the distinct pairs [pr x pc]: out[m, n] = small[m % pr, n % pc].
