@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The CUDA rows kernels on an H200: the contract of every rows/ entry and control on the cuda
 # backend (gates 1-4 on the device, gate 5 from the binary; its SUMMARY line), the CUDA device
-# tests (planted illegal address and hang, each followed by a passing entry), and the benchmark
-# against the device's copy bandwidth and PyTorch's own ops.
+# tests (planted illegal address and hang, each followed by a passing entry), the planted illegal
+# address through the command line (planted-contract: the run goes on in fresh processes), and the
+# benchmark against the device's copy bandwidth and PyTorch's own ops.
 # Run from the repository root on the GPU machine, with a build configured -DKC_CUDA_SMS=90:
 #   scripts/h200_contract.sh [BUILD_DIR] [OUT_DIR]
-# BUILD_DIR (default build-h200) holds bin/kernel-contract, bin/cuda_tests and bin/bench_rows
+# BUILD_DIR (default build-h200) holds bin/kernel-contract, bin/cuda_tests, bin/planted-contract,
+# bin/planted_contract_tests and bin/bench_rows
 # (bench_rows is compiled here with nvcc when absent). Logs land in OUT_DIR (default $OUT or ./out-cuda).
 set -u
 B=${1:-build-h200}
@@ -35,6 +37,19 @@ if [ "${KC_SKIP_TESTS:-0}" != 1 ]; then
   echo "cuda_tests (hang) exit $?" >> "$O/cuda_tests_hang.log"
   grep -hE "^\[  (PASSED|FAILED|SKIPPED) |Failure|cuda_tests.*exit|^(nonfinite|repeat|shapes|sums) " \
     "$O/cuda_tests.log" "$O/cuda_tests_hang.log" | cut -c1-300 | head -40
+fi
+
+if [ "${KC_SKIP_PLANTED:-0}" != 1 ] && [ -x "$B/bin/planted-contract" ]; then
+  # The planted illegal address through the whole command line: named by CUDA, and the entries after
+  # it (a second planted fault among them) run on in fresh processes and count in one SUMMARY.
+  timeout 180 "$B/bin/planted-contract" --backend cuda --no-limits --timeout 20 > "$O/planted_contract.log" 2>&1
+  echo "planted-contract exit $?" >> "$O/planted_contract.log"
+  grep -E "^(ERROR|FAIL|GREEN|RED)|fresh process|SUMMARY|exit" "$O/planted_contract.log" | cut -c1-400
+  if [ -x "$B/bin/planted_contract_tests" ]; then
+    timeout 240 "$B/bin/planted_contract_tests" > "$O/planted_contract_tests.log" 2>&1
+    echo "planted_contract_tests exit $?" >> "$O/planted_contract_tests.log"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|exit" "$O/planted_contract_tests.log" | cut -c1-300
+  fi
 fi
 
 if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then

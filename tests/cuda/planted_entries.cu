@@ -1,6 +1,7 @@
 // Test-only entries (not in kc_entries, so never in kernel-contract's run): a row sum that writes
 // to an illegal address, and one that never returns. backend_test runs each, then a served kernel
-// after it, to show the fault or hang is reported by its CUDA name and the run goes on.
+// after it, to show the fault or hang is reported by its CUDA name and the run goes on;
+// planted-contract runs the faults among served entries through the whole command line.
 #include "kernels/common/cuda_contract.hpp"
 
 __global__ void kc_test_illegal_address(float* y) {
@@ -18,6 +19,16 @@ __global__ void kc_test_spin(const float* x, float* y) {
 }
 
 KC_KERNEL("test/illegal_address/f32", cuda) {
+  return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {4}}, {"cols", {64}}})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"]); })
+      .note("planted in tests/cuda: must fault with cudaErrorIllegalAddress")
+      .launch([](const kc::Buffers& b) { kc_test_illegal_address<<<1, 32, 0, kc::cu::stream_of(b)>>>(b.out<float>("y")); });
+}
+
+// The same fault again: planted-contract runs it after a served kernel, so the fresh process that
+// took over after the first fault loses the device too and hands over to another.
+KC_KERNEL("test/illegal_address_again/f32", cuda) {
   return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
       .served({{"rows", {4}}, {"cols", {64}}})
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"]); })
