@@ -7,7 +7,9 @@
 
 namespace kc::cu {
 // Vectors a thread (1, 2 or 4; the served launch is kc_geglu_bf16<kGegluV>): all its loads go out at once.
-constexpr int kGegluV = 1;
+// 4 here: erff's arithmetic leaves GeGLU short of loads in flight at 1 (H200, 8192 rows x 8,192:
+// 84% of the copy at 1, 99% at 4; bench/cuda/bench_rows.cu).
+constexpr int kGegluV = 4;
 // Two elements' steps side by side, each rounding point a packed bf16x2 conversion (the same
 // nearest-even rounding as one at a time). y is left unrounded: the bf16 store rounds it.
 __device__ __forceinline__ void geglu_steps2(float g0, float g1, float u0, float u1, float& y0, float& y1) {
