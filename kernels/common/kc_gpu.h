@@ -229,3 +229,46 @@ extern "C" __host__ int __hipPopCallConfiguration(dim3* grid, dim3* block, size_
 #include <cstdint>
 #define KC_WARP 32
 #endif
+
+// ---- kc_mma_m16n8k16_bf16: d += a . b for one 16 x 8 x 16 tile, bf16 in, fp32 sums --------------
+// In mma.sync's fragment layout (lane = 4 g + t): a[0] row g and a[1] row g + 8 at k slots 2t, 2t+1;
+// a[2] row g and a[3] row g + 8 at k slots 2t+8, 2t+9; b0 column g at k slots 2t, 2t+1, b1 at 2t+8,
+// 2t+9; d[0], d[1] row g at columns 2t, 2t+1, d[2], d[3] row g + 8 (low half of a word = lower slot).
+// nvcc: the tensor-core instruction (sm_80 on). HIP: the same tile from the quad's lanes by lane
+// exchange, each of d's 16 terms added by one fma (a chain of 16 fp32 roundings per tile),
+// so the shared decode kernels keep one text; it is correct, not fast.
+#if defined(__CUDACC__)
+#include <cstdint>
+__device__ __forceinline__ void kc_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#elif defined(__HIP__)
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+__device__ inline uint32_t kc_lane_fetch(uint32_t v, int src) { return uint32_t(__shfl(int(v), src, 32)); }
+#else
+__device__ inline uint32_t kc_lane_fetch(uint32_t v, int src) { return uint32_t(kc_bpermute(src, int(v))); }
+#endif
+__device__ inline void kc_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  const int lane = int(__builtin_amdgcn_mbcnt_lo(~0u, 0u)) & 31, g = lane >> 2, t = lane & 3;
+  auto lo = [](uint32_t w) { return __builtin_bit_cast(float, w << 16); };
+  auto hi = [](uint32_t w) { return __builtin_bit_cast(float, w & 0xffff0000u); };
+  for (int s = 0; s < 4; ++s) {  // k slots 2s, 2s+1 (words 0, 1) and 2s+8, 2s+9 (words 2, 3) of lane 4g+s
+    uint32_t ar[4];
+    for (int i = 0; i < 4; ++i) ar[i] = kc_lane_fetch(a[i], 4 * g + s);
+    for (int j = 0; j < 2; ++j) {  // column 2t + j: b from lane 4 (2t + j) + s
+      const uint32_t c0 = kc_lane_fetch(b0, 4 * (2 * t + j) + s), c1 = kc_lane_fetch(b1, 4 * (2 * t + j) + s);
+      for (int h = 0; h < 2; ++h) {  // row g + 8h
+        float& o = d[2 * h + j];
+        o = __builtin_fmaf(lo(ar[h]), lo(c0), o);
+        o = __builtin_fmaf(hi(ar[h]), hi(c0), o);
+        o = __builtin_fmaf(lo(ar[h + 2]), lo(c1), o);
+        o = __builtin_fmaf(hi(ar[h + 2]), hi(c1), o);
+      }
+    }
+  }
+}
+#endif

@@ -13,8 +13,8 @@ KC_CONTROL("affine/ctl_first_scale/b4_g64", cuda) {
       .tile("m", 8, 1, 1)
       .tile("n", kRowsPerBlock, 1, 1)
       .tile("k", kLaneStrideK, 64, 64)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"]); })
-      .launches({"affine/ctl_first_scale/b4_g64/m1", "affine/ctl_first_scale/b4_g64/m2", "affine/ctl_first_scale/b4_g64/m4", "affine/ctl_first_scale/b4_g64/m8"})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"], 64); })
+      .launches({"affine/ctl_first_scale/b4_g64/m8", "affine/ctl_first_scale/b4_g64/m16", "affine/ctl_first_scale/b4_g64/m32"})
       .control(kc::Gate::shapes, kc::Why::bound)
       .launch([](const kc::Buffers& b) {
         const kc::Shape& s = b.shape();
@@ -24,7 +24,6 @@ KC_CONTROL("affine/ctl_first_scale/b4_g64", cuda) {
 }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
-KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m1", (kc_affine_qmv<4, 64, 1, float, Fault(3)>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m2", (kc_affine_qmv<4, 64, 2, float, Fault(3)>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m4", (kc_affine_qmv<4, 64, 4, float, Fault(3)>), 256, 0);
-KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m8", (kc_affine_qmv<4, 64, 8, float, Fault(3)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m8", (kc_affine_qmv<4, 64, 1, float, Fault(3)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m16", (kc_affine_qmv<4, 64, 2, float, Fault(3)>), 256, 0);
+KC_CUDA_LAUNCH("affine/ctl_first_scale/b4_g64/m32", (kc_affine_qmv<4, 64, 4, float, Fault(3)>), 256, 0);

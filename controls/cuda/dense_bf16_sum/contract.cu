@@ -14,7 +14,7 @@ KC_CONTROL("dense/ctl_bf16_sum/f32", cuda) {
       .tile("n", 4, 1, 1)
       .tile("k", kTileK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return 131072.0 * double(s["k"]); })
-      .launches({"dense/ctl_bf16_sum/f32/m1", "dense/ctl_bf16_sum/f32/m2", "dense/ctl_bf16_sum/f32/m4", "dense/ctl_bf16_sum/f32/m8"})
+      .launches({"dense/ctl_bf16_sum/f32/m8", "dense/ctl_bf16_sum/f32/m16", "dense/ctl_bf16_sum/f32/m32"})
       .control(kc::Gate::sums, kc::Why::bound)
       .launch([](const kc::Buffers& b) {
         const kc::Shape& s = b.shape();
@@ -24,7 +24,6 @@ KC_CONTROL("dense/ctl_bf16_sum/f32", cuda) {
 }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
-KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m1", (kc_gemv_bf16<1, 4, float, Fault(2)>), 256, 0);
-KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m2", (kc_gemv_bf16<2, 4, float, Fault(2)>), 256, 0);
-KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m4", (kc_gemv_bf16<4, 2, float, Fault(2)>), 256, 0);
-KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m8", (kc_gemv_bf16<8, 2, float, Fault(2)>), 256, 0);
+KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m8", (kc_gemv_bf16<1, 1, float, Fault(2)>), 256, 0);
+KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m16", (kc_gemv_bf16<2, 1, float, Fault(2)>), 256, 0);
+KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m32", (kc_gemv_bf16<4, 1, float, Fault(2)>), 256, 0);

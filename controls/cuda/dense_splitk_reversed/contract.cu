@@ -29,7 +29,7 @@ KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
       .tile("n", 4, 1, 1)
       .tile("k", kTileK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
-      .launches({"dense/ctl_splitk_reversed/f32/slices_m1", "dense/ctl_splitk_reversed/f32/slices_m2", "dense/ctl_splitk_reversed/f32/slices_m4", "dense/ctl_splitk_reversed/f32/slices_m8", "dense/ctl_splitk_reversed/f32/meet"})
+      .launches({"dense/ctl_splitk_reversed/f32/slices_m8", "dense/ctl_splitk_reversed/f32/slices_m16", "dense/ctl_splitk_reversed/f32/slices_m32", "dense/ctl_splitk_reversed/f32/meet"})
       .replaces("dense/gemv/f32",
                 [](const kc::Buffers& b) {
                   const kc::Shape& s = b.shape();
@@ -50,8 +50,7 @@ KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
 }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
-KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m1", (kc_gemv_bf16_slices<1, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m2", (kc_gemv_bf16_slices<2, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m4", (kc_gemv_bf16_slices<4, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m8", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/meet", (kc_gemv_bf16_meet<float, Fault(3)>), 256, 0);

@@ -9,16 +9,17 @@
 namespace {
 using namespace kc::affine_cu;
 
-// Decode rows 1..32; W rows in blocks of 8 (n's tile); K in steps of the group, a warp covering
-// 1,024 of it a step (k's tile).
+// Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); W rows in blocks
+// of 16 (n's tile); K in steps of the group, the 8 slices covering 2,048 of it before repeating
+// (k's tile).
 template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
   return kc::affine::projection(B, G, kc::DType::bf16)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 2048}}, {"k", {256, 4096}}})
-      .tile("m", 8, 1, 1)
-      .tile("n", kRowsPerBlock, 1, 1)
-      .tile("k", kLaneStrideK, G, G)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"]); })
-      .launches({name + "/m1", name + "/m2", name + "/m4", name + "/m8"})
+      .served({{"m", {1, 8, 32}}, {"n", {64, 4096}}, {"k", {256, 4096, 16384}}})
+      .tile("m", kRowsX, 1, 1)
+      .tile("n", kRowsW, 1, 1)
+      .tile("k", kTileK, G, G)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"], G); })
+      .launches({name + "/m8", name + "/m16", name + "/m32"})
       .launch([](const kc::Buffers& b) {
         kc::cu::need_aligned16(b, {"x", "q"});
         const kc::Shape& s = b.shape();
@@ -30,10 +31,9 @@ template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
 
 #define KC_QMV(B, G)                                                                                         \
   KC_KERNEL("affine/qmv/b" #B "_g" #G, cuda) { return qmv_entry<B, G>("affine/qmv/b" #B "_g" #G); }          \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m1", (kc_affine_qmv<B, G, 1, __nv_bfloat16>), 256, 0);          \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m2", (kc_affine_qmv<B, G, 2, __nv_bfloat16>), 256, 0);          \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m4", (kc_affine_qmv<B, G, 4, __nv_bfloat16>), 256, 0);          \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m8", (kc_affine_qmv<B, G, 8, __nv_bfloat16>), 256, 0);
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m8", (kc_affine_qmv<B, G, 1, __nv_bfloat16>), 256, 0);          \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m16", (kc_affine_qmv<B, G, 2, __nv_bfloat16>), 256, 0);         \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m32", (kc_affine_qmv<B, G, 4, __nv_bfloat16>), 256, 0);
 
 KC_QMV(2, 32)
 KC_QMV(2, 64)

@@ -14,34 +14,32 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
                    kc::cu::stream_of(b));
 }
 
-// Decode rows 1..32; K from 64 to 16,384, N from 64 to 4,096 here (the kernel takes any N; the
-// float64 reference of 32 x 16,384 x 16,384 at every gate-1 plant would cost minutes, so the wide
-// projections are timed in bench/cuda/dense rather than served here). x rows come in blocks of 8
-// (m's tile), W rows in pairs or fours (n's tile 4 covers both), K in 2,048-element steps of 8
-// warps (k's tile).
+// Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); K from 64 to 16,384,
+// N from 64 to 4,096 here (the kernel takes any N; with N to 16,384 the four dense/gemv* entries
+// took over 90 s on the H200, as the 512 MiB weights go through every gate's fills and checks, so
+// the wide projections are timed in bench/cuda/dense); n's tile: an mma's 16 W rows; k's tile: the
+// 1,024 the 8 slices cover before repeating, in steps of 8 for 16-byte loads.
 kc::Entry gemv_entry(kc::DType out) {
   return kc::dense::projection(out)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096}}, {"k", {64, 4096, 16384}}})
-      .tile("m", 8, 1, 1)
-      .tile("n", 4, 1, 1)
+      .tile("m", kRowsX, 1, 1)
+      .tile("n", kRowsW, 1, 1)
       .tile("k", kTileK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); });
 }
 }  // namespace
 
 KC_KERNEL("dense/gemv/bf16", cuda) {
-  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m1", "dense/gemv/bf16/m2", "dense/gemv/bf16/m4", "dense/gemv/bf16/m8"}).launch(run_gemv<__nv_bfloat16>);
+  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32"}).launch(run_gemv<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv/f32", cuda) {
-  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m1", "dense/gemv/f32/m2", "dense/gemv/f32/m4", "dense/gemv/f32/m8"}).launch(run_gemv<float>);
+  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32"}).launch(run_gemv<float>);
 }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
-KC_CUDA_LAUNCH("dense/gemv/bf16/m1", (kc_gemv_bf16<1, 4, __nv_bfloat16, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16/m2", (kc_gemv_bf16<2, 4, __nv_bfloat16, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16/m4", (kc_gemv_bf16<4, 2, __nv_bfloat16, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/bf16/m8", (kc_gemv_bf16<8, 2, __nv_bfloat16, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32/m1", (kc_gemv_bf16<1, 4, float, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32/m2", (kc_gemv_bf16<2, 4, float, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32/m4", (kc_gemv_bf16<4, 2, float, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv/f32/m8", (kc_gemv_bf16<8, 2, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m8", (kc_gemv_bf16<1, 1, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m16", (kc_gemv_bf16<2, 1, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m32", (kc_gemv_bf16<4, 1, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m8", (kc_gemv_bf16<1, 1, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m16", (kc_gemv_bf16<2, 1, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m32", (kc_gemv_bf16<4, 1, float, Fault(0)>), 256, 0);

@@ -1,87 +1,151 @@
 // Decode projection y = x . W^T (x [m x k] bf16, W [n x k] bf16, fp32 sums, bf16 or fp32 out), for
-// 1..32 rows. A block of 8 warps owns NR rows of W; K is cut into 8 warp slices (warp s takes the
-// 256-element chunks s, s + 8, s + 16 ...), each lane loads 16 bytes of every W row a chunk (read
-// once, streamed past L1) and of every x row (re-read by every block: cached), and chains its fmas;
-// the warp's butterfly adds its lanes, then the 8 slices meet in slice order.
+// 1..32 rows, on tensor cores (mma.sync m16n8k16: 16 W rows by 8 x rows by 16 k a step).
 //
-// The split-K form (gemv_splitk/) runs the same warp_slice() in a block of its own per slice and
-// meets the slices in the same order from a workspace: the same roundings, hence the same bits.
+// A block of 8 warps owns 16 * NT rows of W and every x row it serves (8 * MT of them: M up to 32
+// in one block), so each 16-byte piece of W is loaded once (streamed past L1) and used for all rows.
+// K is cut into 32-element chunks; chunk c belongs to warp slice (c / 4) % 8, so a warp takes runs
+// of 4 chunks (128 k), all 4 loaded before any is summed. In a chunk, lane 4g + t loads the 16 bytes
+// at k = 32c + 8t of W rows g and g + 8 and of x row g of each 8-row x tile (x is small and shared by
+// every block: read through L1); these 8 k fill the lane's k slots of two mma steps (mma.sync lets
+// any permutation of k stand for its 16 slots, as long as W and x use the same one). The next run's
+// loads are issued before a run is summed.
+// Summation order, per output: a chain of mma steps over the slice's chunks in increasing k (each
+// step adds 16 products inside the tensor core), one fp32 accumulator per output; then the 8 slices
+// meet in slice order (slice 0 + slice 1 + ... + slice 7), in shared memory here, from a workspace
+// in the split-K form (gemv_splitk/), which runs the same warp_slice() a slice a block: the same
+// roundings, hence the same bits.
 // Fault plants one fault for the controls (controls/cuda/dense_*).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "../../common/kc_gpu.h"
+
+#if defined(__CUDACC__)
 #include <cstdint>
+#endif
 
 namespace kc::dense_cu {
 
-constexpr int kSlices = 8;            // K slices: warps of a GEMV block
-constexpr int kChunk = 32 * 8;        // K elements a warp covers a step
-constexpr int kTileK = kSlices * kChunk;  // 2048: K a block covers a step
+constexpr int kSlices = 8;                           // K slices: warps of a GEMV block
+constexpr int kChunkK = 32;                          // K a warp covers a chunk (8 a lane of a quad)
+constexpr int kRun = 4;                              // chunks a slice takes at a time
+constexpr int kRunK = kRun * kChunkK;                // 128
+constexpr int kTileK = kSlices * kRunK;              // 1,024: K the 8 slices cover before repeating
+constexpr int kRowsW = 16;                           // W rows of an mma tile
+constexpr int kRowsX = 8;                            // x rows of an mma tile
 
 enum class Fault : int { none, drop_tail, bf16_sums, reversed_meet };
 
-__device__ __forceinline__ void unpack_bf16x8(const uint4& v, float f[8]) {
-  const uint32_t u[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    f[2 * i] = __uint_as_float(u[i] << 16);
-    f[2 * i + 1] = __uint_as_float(u[i] & 0xffff0000u);
-  }
-}
-
 __device__ __forceinline__ float round_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }
 
-__device__ __forceinline__ float warp_sum(float v) {
-#pragma unroll
-  for (int o = 16; o >= 1; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-// One warp's share of K for MB x rows and NR W rows: chunks slice, slice + nslices, ...; every lane
-// ends holding the warp's sums.
-template <int MB, int NR, Fault F>
+// One warp's slice of K for x rows m0 .. m0 + 8 MT and W rows n0 .. n0 + 16 NT: acc[nt][mt] holds
+// the mma accumulators (lane 4g + t: W rows g, g + 8 at x rows 2t, 2t + 1 of the tiles).
+template <int MT, int NT, Fault F>
 __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const uint4* __restrict__ w, int M, int N,
-                                           int K, int m0, int n0, int slice, int nslices, int lane,
-                                           float (&acc)[MB][NR]) {
+                                           int K, int m0, int n0, int slice, int lane, float (&acc)[NT][MT][4]) {
 #pragma unroll
-  for (int i = 0; i < MB; ++i)
+  for (int a = 0; a < NT; ++a)
 #pragma unroll
-    for (int r = 0; r < NR; ++r) acc[i][r] = 0.f;
+    for (int b = 0; b < MT; ++b)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[a][b][i] = 0.f;
+  const int g = lane >> 2, t = lane & 3;
   const int kv = K / 8;  // 16-byte vectors a row
   const bool ragged = (K % kTileK) != 0;
-  for (int c = slice; c * 32 < kv; c += nslices) {
-    const int v = c * 32 + lane;
-    if (v >= kv) continue;
-    uint4 wv[NR];
+  const uint4* wr[NT][2];
+  bool wok[NT][2];
 #pragma unroll
-    for (int r = 0; r < NR; ++r)
-      wv[r] = (n0 + r < N) ? __ldcs(w + size_t(n0 + r) * kv + v) : make_uint4(0, 0, 0, 0);
-    float wf[NR][8];
+  for (int a = 0; a < NT; ++a)
 #pragma unroll
-    for (int r = 0; r < NR; ++r) unpack_bf16x8(wv[r], wf[r]);
-    if (F == Fault::drop_tail && ragged && v == kv - 1) {
-#pragma unroll
-      for (int r = 0; r < NR; ++r) wf[r][7] = 0.f;  // the ragged tail's last column is lost
+    for (int h = 0; h < 2; ++h) {
+      const int n = n0 + a * kRowsW + g + 8 * h;
+      wok[a][h] = n < N;
+      wr[a][h] = w + size_t(wok[a][h] ? n : 0) * kv;
     }
+  const uint4* xr[MT];
+  bool xok[MT];
 #pragma unroll
-    for (int i = 0; i < MB; ++i) {
-      if (m0 + i >= M) break;
-      float xf[8];
-      unpack_bf16x8(__ldg(x + size_t(m0 + i) * kv + v), xf);
+  for (int b = 0; b < MT; ++b) {
+    const int m = m0 + b * kRowsX + g;
+    xok[b] = m < M;
+    xr[b] = x + size_t(xok[b] ? m : 0) * kv;
+  }
+  const int runs = (kv + kRun * 4 - 1) / (kRun * 4);  // 4 vectors a chunk
+  // A run's loads: W (from memory, streamed) and x (through L1). The next run's W (and for one x
+  // tile its x) are issued before this run is summed, so a warp always has loads from memory in
+  // flight; more x tiles load theirs as a run is summed (registers: two blocks an SM). The order of
+  // the sums is the same either way.
+  constexpr bool kAheadX = MT == 1;
+  auto load_w = [&](int r, uint4 (&wv)[kRun][NT][2]) {
 #pragma unroll
-      for (int r = 0; r < NR; ++r)
+    for (int u = 0; u < kRun; ++u) {
+      const int v = (r * kRun + u) * 4 + t;
+      const bool in = v < kv;
 #pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          acc[i][r] = fmaf(xf[e], wf[r][e], acc[i][r]);
-          if (F == Fault::bf16_sums) acc[i][r] = round_bf16(acc[i][r]);
+      for (int a = 0; a < NT; ++a)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          wv[u][a][h] = (in && wok[a][h]) ? __ldcs(wr[a][h] + v) : make_uint4(0, 0, 0, 0);
+          if (F == Fault::drop_tail && ragged && v == kv - 1) wv[u][a][h].w &= 0xffffu;  // last column lost
         }
     }
+  };
+  auto load_x = [&](int r, int u, uint4 (&xv)[MT]) {
+    const int v = (r * kRun + u) * 4 + t;
+#pragma unroll
+    for (int b = 0; b < MT; ++b) xv[b] = (v < kv && xok[b]) ? __ldg(xr[b] + v) : make_uint4(0, 0, 0, 0);
+  };
+  uint4 wv[kRun][NT][2], xa[kRun][kAheadX ? MT : 1];
+  if (slice < runs) {
+    load_w(slice, wv);
+    if constexpr (kAheadX)
+#pragma unroll
+      for (int u = 0; u < kRun; ++u) load_x(slice, u, xa[u]);
   }
+  for (int r = slice; r < runs; r += kSlices) {
+    uint4 wn[kRun][NT][2] = {}, xn[kRun][kAheadX ? MT : 1] = {};
+    if (r + kSlices < runs) {
+      load_w(r + kSlices, wn);
+      if constexpr (kAheadX)
 #pragma unroll
-  for (int i = 0; i < MB; ++i)
+        for (int u = 0; u < kRun; ++u) load_x(r + kSlices, u, xn[u]);
+    }
 #pragma unroll
-    for (int r = 0; r < NR; ++r) acc[i][r] = warp_sum(acc[i][r]);
+    for (int u = 0; u < kRun; ++u) {
+      uint4 xv[MT];
+      if constexpr (kAheadX) {
+#pragma unroll
+        for (int b = 0; b < MT; ++b) xv[b] = xa[u][b];
+      } else {
+        load_x(r, u, xv);
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+#pragma unroll
+        for (int a = 0; a < NT; ++a) {
+          const uint32_t w0[4] = {wv[u][a][0].x, wv[u][a][0].y, wv[u][a][0].z, wv[u][a][0].w};
+          const uint32_t w1[4] = {wv[u][a][1].x, wv[u][a][1].y, wv[u][a][1].z, wv[u][a][1].w};
+          const uint32_t af[4] = {w0[2 * j], w1[2 * j], w0[2 * j + 1], w1[2 * j + 1]};
+#pragma unroll
+          for (int b = 0; b < MT; ++b) {
+            const uint32_t xw[4] = {xv[b].x, xv[b].y, xv[b].z, xv[b].w};
+            kc_mma_m16n8k16_bf16(acc[a][b], af, xw[2 * j], xw[2 * j + 1]);
+            if (F == Fault::bf16_sums)
+#pragma unroll
+              for (int i = 0; i < 4; ++i) acc[a][b][i] = round_bf16(acc[a][b][i]);
+          }
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < kRun; ++u) {
+#pragma unroll
+      for (int a = 0; a < NT; ++a) wv[u][a][0] = wn[u][a][0], wv[u][a][1] = wn[u][a][1];
+      if constexpr (kAheadX)
+#pragma unroll
+        for (int b = 0; b < MT; ++b) xa[u][b] = xn[u][b];
+    }
+  }
 }
 
 template <class Out> __device__ __forceinline__ void store_out(Out* y, size_t i, float v);
@@ -90,57 +154,65 @@ template <> __device__ __forceinline__ void store_out<__nv_bfloat16>(__nv_bfloat
   y[i] = __float2bfloat16_rn(v);
 }
 
+// Output of accumulator i of tile (a, b) held by `lane`.
+__device__ __forceinline__ int out_n(int n0, int a, int lane, int i) { return n0 + a * kRowsW + (lane >> 2) + 8 * (i >> 1); }
+__device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0 + b * kRowsX + 2 * (lane & 3) + (i & 1); }
+
 }  // namespace kc::dense_cu
 
-// grid (ceil(N / NR), ceil(M / MB)), 256 threads.
-template <int MB, int NR, class Out, kc::dense_cu::Fault F = kc::dense_cu::Fault::none>
-__global__ void __launch_bounds__(256)
+// grid (ceil(N / 16 NT), ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
+// blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
+// take more (no spills).
+template <int MT, int NT, class Out, kc::dense_cu::Fault F = kc::dense_cu::Fault::none>
+__global__ void __launch_bounds__(256, F == kc::dense_cu::Fault::none ? 2 : 1)
 kc_gemv_bf16(const uint4* __restrict__ x, const uint4* __restrict__ w, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::dense_cu;
-  __shared__ float red[kSlices][MB * NR];
+  constexpr int R = NT * MT * 4;  // accumulators a lane
+  __shared__ float red[kSlices][R][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int n0 = blockIdx.x * NR, m0 = blockIdx.y * MB;
-  float acc[MB][NR];
-  warp_slice<MB, NR, F>(x, w, M, N, K, m0, n0, warp, kSlices, lane, acc);
-  if (lane == 0)
+  const int n0 = blockIdx.x * kRowsW * NT, m0 = blockIdx.y * kRowsX * MT;
+  float acc[NT][MT][4];
+  warp_slice<MT, NT, F>(x, w, M, N, K, m0, n0, warp, lane, acc);
 #pragma unroll
-    for (int i = 0; i < MB; ++i)
+  for (int a = 0; a < NT; ++a)
 #pragma unroll
-      for (int r = 0; r < NR; ++r) red[warp][i * NR + r] = acc[i][r];
+    for (int b = 0; b < MT; ++b)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) red[warp][(a * MT + b) * 4 + i][lane] = acc[a][b][i];
   __syncthreads();
-  const int t = threadIdx.x;
-  if (t < MB * NR) {
-    const int i = t / NR, r = t % NR;
-    if (m0 + i < M && n0 + r < N) {
-      float s = red[0][t];
+  for (int e = threadIdx.x; e < R * 32; e += 256) {
+    const int q = e / 32, ln = e % 32;
+    const int a = q / (MT * 4), b = (q / 4) % MT, i = q % 4;
+    const int n = out_n(n0, a, ln, i), m = out_m(m0, b, ln, i);
+    if (n < N && m < M) {
+      float s = red[0][q][ln];
 #pragma unroll
-      for (int k = 1; k < kSlices; ++k) s += red[k][t];
-      store_out<Out>(y, size_t(m0 + i) * N + n0 + r, s);
+      for (int k = 1; k < kSlices; ++k) s += red[k][q][ln];
+      store_out<Out>(y, size_t(m) * N + n, s);
     }
   }
 }
 
-// The split-K form's slices: grid (ceil(N / NR), kSlices, ceil(M / MB)), one warp a block; slice
-// blockIdx.y's sums go to ws[slice][m][n].
-template <int MB, int NR>
+// The split-K form's slices: grid (ceil(N / 16 NT), kSlices, ceil(M / 8 MT)), one warp a block;
+// slice blockIdx.y's sums go to ws[slice][m][n].
+template <int MT, int NT>
 __global__ void __launch_bounds__(32)
 kc_gemv_bf16_slices(const uint4* __restrict__ x, const uint4* __restrict__ w, float* __restrict__ ws, int M, int N,
                     int K) {
   using namespace kc::dense_cu;
   const int lane = threadIdx.x;
-  const int n0 = blockIdx.x * NR, m0 = blockIdx.z * MB, slice = blockIdx.y;
-  float acc[MB][NR];
-  warp_slice<MB, NR, Fault::none>(x, w, M, N, K, m0, n0, slice, kSlices, lane, acc);
-  if (lane < MB * NR) {
-    float v = 0.f;
+  const int n0 = blockIdx.x * kRowsW * NT, m0 = blockIdx.z * kRowsX * MT, slice = blockIdx.y;
+  float acc[NT][MT][4];
+  warp_slice<MT, NT, Fault::none>(x, w, M, N, K, m0, n0, slice, lane, acc);
 #pragma unroll
-    for (int i = 0; i < MB; ++i)
+  for (int a = 0; a < NT; ++a)
 #pragma unroll
-      for (int r = 0; r < NR; ++r)
-        if (lane == i * NR + r) v = acc[i][r];
-    const int i = lane / NR, r = lane % NR;
-    if (m0 + i < M && n0 + r < N) ws[(size_t(slice) * M + m0 + i) * N + n0 + r] = v;
-  }
+    for (int b = 0; b < MT; ++b)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int n = out_n(n0, a, lane, i), m = out_m(m0, b, lane, i);
+        if (n < N && m < M) ws[(size_t(slice) * M + m) * N + n] = acc[a][b][i];
+      }
 }
 
 // The split-K form's meeting: one thread an output, slices in order (reversed for the control).
@@ -163,46 +235,48 @@ __global__ void __launch_bounds__(256) kc_gemv_bf16_meet(const float* __restrict
 
 namespace kc::dense_cu {
 
-// Rows of x and of W a block takes, by the number of x rows.
+// x tiles (of 8 rows) and W tiles (of 16 rows) a block takes, by the number of x rows: every row a
+// launch serves (up to 32) sits in one block, so W is read once.
 struct GemvShape {
-  int mb, nr;
+  int mt, nt;
 };
 inline GemvShape gemv_shape(int M) {
-  if (M <= 1) return {1, 4};
-  if (M <= 2) return {2, 4};
-  if (M <= 4) return {4, 2};
-  return {8, 2};
+  if (M <= 8) return {1, 1};
+  if (M <= 16) return {2, 1};
+  return {4, 1};
 }
-// Longest chain: a lane's fmas over its chunks (8 a chunk), the butterfly's 5 adds, 7 slice adds.
+// Longest chain of roundings for an output: the slice's mma steps over at most
+// ceil(ceil(k / 128) / 8) runs of 128 k (each of the slice's k counted as three fp32 roundings: an
+// mma adds 16 exact products to its accumulator with an internal alignment that may truncate rather
+// than round, which NVIDIA does not document; the same wide count as dense/gemm's), then 7 slice adds.
 inline double gemv_depth(long K) {
-  long chunks = (K + kChunk - 1) / kChunk;
-  long per_slice = (chunks + kSlices - 1) / kSlices;
-  return double(8 * per_slice + 5 + (kSlices - 1));
+  const long runs = (K + kRunK - 1) / kRunK;
+  const long per_slice = (runs + kSlices - 1) / kSlices;
+  const long terms = per_slice * kRunK < K ? per_slice * kRunK : K;
+  return 3.0 * double(terms) + double(kSlices - 1);
 }
 
 template <class Out, Fault F = Fault::none>
 inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
   const GemvShape g = gemv_shape(M);
-  const dim3 grid((N + g.nr - 1) / g.nr, (M + g.mb - 1) / g.mb);
+  const dim3 grid((N + kRowsW * g.nt - 1) / (kRowsW * g.nt), (M + kRowsX * g.mt - 1) / (kRowsX * g.mt));
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
-  if (g.mb == 1) kc_gemv_bf16<1, 4, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
-  else if (g.mb == 2) kc_gemv_bf16<2, 4, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
-  else if (g.mb == 4) kc_gemv_bf16<4, 2, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
-  else kc_gemv_bf16<8, 2, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
+  if (g.mt == 1) kc_gemv_bf16<1, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
+  else if (g.mt == 2) kc_gemv_bf16<2, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
+  else kc_gemv_bf16<4, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
 }
 
 // ws: kSlices * M * N floats.
 template <class Out, Fault F = Fault::none>
 inline void launch_gemv_splitk(const void* x, const void* w, float* ws, Out* y, int M, int N, int K, cudaStream_t st) {
   const GemvShape g = gemv_shape(M);
-  const dim3 grid((N + g.nr - 1) / g.nr, kSlices, (M + g.mb - 1) / g.mb);
+  const dim3 grid((N + kRowsW * g.nt - 1) / (kRowsW * g.nt), kSlices, (M + kRowsX * g.mt - 1) / (kRowsX * g.mt));
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
-  if (g.mb == 1) kc_gemv_bf16_slices<1, 4><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
-  else if (g.mb == 2) kc_gemv_bf16_slices<2, 4><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
-  else if (g.mb == 4) kc_gemv_bf16_slices<4, 2><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
-  else kc_gemv_bf16_slices<8, 2><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
+  if (g.mt == 1) kc_gemv_bf16_slices<1, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
+  else if (g.mt == 2) kc_gemv_bf16_slices<2, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
+  else kc_gemv_bf16_slices<4, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
   const int MN = M * N;
   kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN);
 }

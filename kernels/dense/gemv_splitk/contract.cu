@@ -1,5 +1,6 @@
-// Contract of the split-K decode projection: the GEMV's 8 K slices as blocks of their own (more
-// blocks for narrow W), met in slice order from a workspace: a replacement bit-equal to dense/gemv.
+// Contract of the split-K decode projection: the GEMV's 8 K slices as blocks of their own (a warp
+// each: more blocks for narrow W), met in slice order from a workspace by a second launch: a
+// replacement bit-equal to dense/gemv (the same mma chains, the same meeting order, no atomics).
 #include <cuda_runtime.h>
 
 #include <mutex>
@@ -55,8 +56,8 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
 kc::Entry splitk_entry(kc::DType out) {
   return kc::dense::projection(out)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096}}, {"k", {64, 4096, 16384}}})
-      .tile("m", 8, 1, 1)
-      .tile("n", 4, 1, 1)
+      .tile("m", kRowsX, 1, 1)
+      .tile("n", kRowsW, 1, 1)
       .tile("k", kTileK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
       .release([] { workspace().release(); });
@@ -66,24 +67,22 @@ kc::Entry splitk_entry(kc::DType out) {
 KC_KERNEL("dense/gemv_splitk/bf16", cuda) {
   return splitk_entry(kc::DType::bf16)
       .replaces("dense/gemv/bf16", run_gemv<__nv_bfloat16>)
-      .launches({"dense/gemv_splitk/bf16/slices_m1", "dense/gemv_splitk/bf16/slices_m2", "dense/gemv_splitk/bf16/slices_m4", "dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/meet"})
+      .launches({"dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/slices_m16", "dense/gemv_splitk/bf16/slices_m32", "dense/gemv_splitk/bf16/meet"})
       .launch(run_splitk<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv_splitk/f32", cuda) {
   return splitk_entry(kc::DType::f32)
       .replaces("dense/gemv/f32", run_gemv<float>)
-      .launches({"dense/gemv_splitk/f32/slices_m1", "dense/gemv_splitk/f32/slices_m2", "dense/gemv_splitk/f32/slices_m4", "dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/meet"})
+      .launches({"dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/slices_m16", "dense/gemv_splitk/f32/slices_m32", "dense/gemv_splitk/f32/meet"})
       .launch(run_splitk<float>);
 }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m1", (kc_gemv_bf16_slices<1, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m2", (kc_gemv_bf16_slices<2, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m4", (kc_gemv_bf16_slices<4, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m8", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/meet", (kc_gemv_bf16_meet<__nv_bfloat16, Fault(0)>), 256, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m1", (kc_gemv_bf16_slices<1, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m2", (kc_gemv_bf16_slices<2, 4>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m4", (kc_gemv_bf16_slices<4, 2>), 32, 0);
-KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m8", (kc_gemv_bf16_slices<8, 2>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0);
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/gemv_splitk/f32/meet", (kc_gemv_bf16_meet<float, Fault(0)>), 256, 0);
