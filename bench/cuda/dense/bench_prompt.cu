@@ -1,5 +1,5 @@
 // H200 benchmark of the prompt projections on tensor cores against cuBLAS bf16 (fp32 compute):
-// kernels/dense/gemm (mma.sync tile configurations, and the sm_90a wgmma kernel when built with
+// kernels/dense/gemm (mma.sync tile configurations, and the sm_90a wgmma kernels when built with
 // -DKC_BENCH_WGMMA) at 512..8,192 rows x (4096 x 4096, 14336 x 4096, 4096 x 14336), and
 // kernels/affine/qmm (MLX affine prompt tiles) against cuBLAS on dense weights of the same shape.
 // Every output is checked: ours against cuBLAS's (max |diff| / max |cuBLAS|), ragged shapes in fp32
@@ -21,6 +21,7 @@
 
 #include "../../../kernels/affine/qmm/qmm.cuh"
 #include "../../../kernels/affine/qmm/qmm_sm90a.cuh"
+#include "../../../kernels/affine/qmm/qmm_ws_sm90a.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemm/gemm_sm90a.cuh"
 
@@ -169,9 +170,17 @@ int main() {
 #ifdef KC_BENCH_WGMMA
   CK(kc::gemm90::prepare<__nv_bfloat16>());
   CK(kc::gemm90::prepare<float>());
-  vs.push_back({"wgmma 128x256x64 s4 (sm_90a)",
+  vs.push_back({"wgmma served (n tile 256, or 128 where 256 leaves SMs idle)",
                 [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
                   kc::gemm90::launch<__nv_bfloat16>(x, w, y, M, N, K, 0);
+                }});
+  vs.push_back({"wgmma 128x256x64 s4",
+                [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
+                  kc::gemm90::launch_bn<256, __nv_bfloat16>(x, w, y, M, N, K, 0);
+                }});
+  vs.push_back({"wgmma 128x128x64 s4",
+                [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
+                  kc::gemm90::launch_bn<128, __nv_bfloat16>(x, w, y, M, N, K, 0);
                 }});
 #endif
 
@@ -194,9 +203,13 @@ int main() {
       std::printf("%-5d %-5d %-5d | mma %.2e", M, N, K, rel_err(host(y, size_t(M) * N), r));
 #ifdef KC_BENCH_WGMMA
       CK(cudaMemset(y, 0xff, size_t(M) * N * 4));
-      kc::gemm90::launch<float>(x, w, y, M, N, K, 0);
+      kc::gemm90::launch_bn<256, float>(x, w, y, M, N, K, 0);
       CK(cudaDeviceSynchronize());
-      std::printf(" | wgmma %.2e", rel_err(host(y, size_t(M) * N), r));
+      std::printf(" | wgmma n256 %.2e", rel_err(host(y, size_t(M) * N), r));
+      CK(cudaMemset(y, 0xff, size_t(M) * N * 4));
+      kc::gemm90::launch_bn<128, float>(x, w, y, M, N, K, 0);
+      CK(cudaDeviceSynchronize());
+      std::printf(" | wgmma n128 %.2e", rel_err(host(y, size_t(M) * N), r));
 #endif
       std::printf("\n");
       for (void* q : {(void*)x, (void*)w, (void*)y, (void*)yr}) CK(cudaFree(q));
@@ -239,11 +252,14 @@ int main() {
 
   // ---- affine prompt tiles -----------------------------------------------------------------------
   if (part("affine")) {
-    std::printf("\nAFFINE prompt tiles (MLX affine, bf16 out; TFLOP/s; %% of cuBLAS bf16 on dense weights of the "
-                "shape; err = max|ours-ref|/max|ref|, ref = cuBLAS fp32 on the dequantized weights)\n");
-    std::printf("%-4s %-5s %-5s %-6s %-6s | %9s %7s | %9s %7s | %6s | %8s\n", "bits", "group", "M", "N", "K", "ours ms",
-                "TF/s", "cublas ms", "TF/s", "%cub", "err");
-    auto run_affine = [&](int bits, int group, int M, int N, int K, auto launch) {
+    std::printf("\nAFFINE prompt tiles (MLX affine, bf16 out, the x-sum pre-pass included; TFLOP/s; %% of cuBLAS bf16 on "
+                "dense weights of the shape;\nerr = max|ours-ref|/max|ref|, ref = cuBLAS fp32 GEMM on the dequantized "
+                "weights)\n");
+    std::printf("%-4s %-5s %-5s %-6s %-6s | %16s | %-28s | %-28s | %-28s\n", "bits", "group", "M", "N", "K",
+                "cublas ms TF/s", "mma.sync ms TF/s %cub err", "wgmma 2wg ms TF/s %cub err", "wgmma ws ms TF/s %cub err");
+    using AffLaunch = std::function<void(const void*, const void*, const void*, const void*, float*, __nv_bfloat16*,
+                                         int, int, int)>;
+    auto run_affine = [&](int bits, int group, int M, int N, int K, AffLaunch mma, AffLaunch wg, AffLaunch ws) {
       const size_t words = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
       auto* q = dalloc<uint32_t>(words);
       fill_u32<<<1024, 256>>>(q, words, 5 + bits);
@@ -254,41 +270,58 @@ int main() {
       auto* y = dalloc<__nv_bfloat16>(size_t(M) * N);
       auto* yr = dalloc<__nv_bfloat16>(size_t(M) * N);
       auto* xs = dalloc<float>(size_t(M) * (K / 32));
-      const double fl = 2.0 * M * N * K;
-      const int reps = fl > 4e11 ? 10 : 30;
-      const double to = time_ms([&] { launch(x, q, s, b, xs, y, M, N, K); }, reps);
-      const double tc = time_ms([&] { cublas_gemm(h, x, wd, yr, CUDA_R_16BF, CUDA_R_16BF, M, N, K); }, reps);
-      // Reference: fp32 GEMM of x and the dequantized weights.
       auto* wf = dalloc<float>(size_t(N) * K);
       auto* xf = dalloc<float>(size_t(M) * K);
       auto* yf = dalloc<float>(size_t(M) * N);
+      // Reference: fp32 GEMM of x and the dequantized weights.
       dequant<<<2048, 256>>>(q, s, b, wf, N, K, bits, group);
       to_f32<<<2048, 256>>>(x, xf, size_t(M) * K);
       cublas_gemm(h, xf, wf, yf, CUDA_R_32F, CUDA_R_32F, M, N, K);
       CK(cudaDeviceSynchronize());
-      const double err = rel_err(host(y, size_t(M) * N), host(yf, size_t(M) * N));
-      std::printf("%-4d %-5d %-5d %-6d %-6d | %9.3f %7.1f | %9.3f %7.1f | %5.0f%% | %.1e\n", bits, group, M, N, K, to,
-                  fl / to / 1e9, tc, fl / tc / 1e9, 100 * tc / to, err);
+      const auto ref = host(yf, size_t(M) * N);
+      const double fl = 2.0 * M * N * K;
+      const int reps = fl > 4e11 ? 10 : 30;
+      const double tc = time_ms([&] { cublas_gemm(h, x, wd, yr, CUDA_R_16BF, CUDA_R_16BF, M, N, K); }, reps);
+      std::printf("%-4d %-5d %-5d %-6d %-6d | %7.3f %7.1f", bits, group, M, N, K, tc, fl / tc / 1e9);
+      for (auto* l : {&mma, &wg, &ws}) {
+        if (!*l) continue;
+        CK(cudaMemset(y, 0xff, size_t(M) * N * 2));
+        const double to = time_ms([&] { (*l)(x, q, s, b, xs, y, M, N, K); }, reps);
+        std::printf(" | %7.3f %6.1f %4.0f%% %.1e", to, fl / to / 1e9, 100 * tc / to, rel_err(host(y, size_t(M) * N), ref));
+      }
+      std::printf("\n");
       std::fflush(stdout);
       for (void* p2 : {(void*)q, (void*)s, (void*)b, (void*)x, (void*)wd, (void*)y, (void*)yr, (void*)xs, (void*)wf,
                        (void*)xf, (void*)yf})
         CK(cudaFree(p2));
     };
+#define KC_AFF_MMA(B, G)                                                                                     \
+  AffLaunch([](const void* x, const void* q, const void* s, const void* b, float* xs, __nv_bfloat16* y, int M, \
+               int N, int K) { kc::qmm_cu::launch_qmm<B, G, __nv_bfloat16>(x, q, s, b, xs, y, M, N, K, 0); })
 #ifdef KC_BENCH_WGMMA
     // The wgmma tiles: the sums of x by the pre-pass of qmm.cuh, then the tile kernel.
-#define KC_AFF(B, G)                                                                                      \
-  [](auto x, auto q, auto s, auto b, float* xs, __nv_bfloat16* y, int M, int N, int K) {                  \
-    CK(kc::qmm90::prepare<B, G, __nv_bfloat16>());                                                        \
-    const long chunks = long(M) * (K / 32);                                                               \
-    kc_affine_xsum<<<unsigned((chunks + 255) / 256), 256>>>(reinterpret_cast<const uint16_t*>(x), xs, M, K); \
-    kc::qmm90::launch<B, G, __nv_bfloat16>(x, q, s, b, xs, y, M, N, K, 0);                                \
-  }
+#define KC_AFF_WG(B, G)                                                                                      \
+  AffLaunch([](const void* x, const void* q, const void* s, const void* b, float* xs, __nv_bfloat16* y, int M, \
+               int N, int K) {                                                                               \
+    CK(kc::qmm90::prepare<B, G, __nv_bfloat16>());                                                           \
+    kc::qmm_cu::launch_xsum(x, xs, M, K, 0);                                                                 \
+    kc::qmm90::launch<B, G, __nv_bfloat16>(x, q, s, b, xs, y, M, N, K, 0);                                   \
+  })
+#define KC_AFF_WS(B, G)                                                                                      \
+  AffLaunch([](const void* x, const void* q, const void* s, const void* b, float* xs, __nv_bfloat16* y, int M, \
+               int N, int K) {                                                                               \
+    CK(kc::qmmws::prepare<B, G, __nv_bfloat16>());                                                           \
+    kc::qmm_cu::launch_xsum(x, xs, M, K, 0);                                                                 \
+    kc::qmmws::launch<B, G, __nv_bfloat16>(x, q, s, b, xs, y, M, N, K, 0);                                   \
+  })
 #else
-#define KC_AFF(B, G) \
-  [](auto... a) { kc::qmm_cu::launch_qmm<B, G, __nv_bfloat16>(a..., 0); }
+#define KC_AFF_WG(B, G) AffLaunch()
+#define KC_AFF_WS(B, G) AffLaunch()
 #endif
+#define KC_AFF(B, G) KC_AFF_MMA(B, G), KC_AFF_WG(B, G), KC_AFF_WS(B, G)
     for (int M : {512, 2048, 8192}) run_affine(4, 64, M, 4096, 4096, KC_AFF(4, 64));
     run_affine(4, 64, 2048, 14336, 4096, KC_AFF(4, 64));
+    run_affine(4, 64, 2048, 4096, 14336, KC_AFF(4, 64));
     run_affine(2, 64, 2048, 4096, 4096, KC_AFF(2, 64));
     run_affine(3, 64, 2048, 4096, 4096, KC_AFF(3, 64));
     run_affine(5, 64, 2048, 4096, 4096, KC_AFF(5, 64));
@@ -296,8 +329,11 @@ int main() {
     run_affine(8, 64, 2048, 4096, 4096, KC_AFF(8, 64));
     run_affine(4, 32, 2048, 4096, 4096, KC_AFF(4, 32));
     run_affine(4, 128, 2048, 4096, 4096, KC_AFF(4, 128));
+    run_affine(8, 32, 2048, 4096, 4096, KC_AFF(8, 32));
+    run_affine(8, 128, 2048, 4096, 4096, KC_AFF(8, 128));
     run_affine(3, 32, 1000, 1000, 4000, KC_AFF(3, 32));  // ragged M and N, K % 64 == 32
     run_affine(5, 128, 300, 4099, 2048, KC_AFF(5, 128));
+    run_affine(6, 32, 77, 200, 96, KC_AFF(6, 32));
   }
   CB(cublasDestroy(h));
   std::printf("bench exit 0\n");

@@ -4,13 +4,14 @@
 // computes 128 x 128 of y (each warpgroup 64 x 128). K moves in 64-column steps through a 4-stage
 // cp.async ring of x tiles (128-byte swizzled, as wgmma reads them) and packed code tiles; each step's
 // codes are unpacked to bf16 (small integers, exact) into a double-buffered W tile in the same
-// layout, while the previous step's wgmma runs. Per group a fresh fp32 accumulator t = x . q
-// (wgmma with scale-d 0 at the group's first 16 columns); at the group's end the warpgroup waits
-// for it and adds s * t + b * (sum x) to its y (sum x from the pre-pass of qmm.cuh, per 32 columns,
-// added up per group). Groups of 32 use two accumulators (a step holds two groups). Ragged M and N
-// are zero-filled; K is a multiple of the group (a last half step of 32 is zero-filled).
+// layout, while this step's wgmma runs. Per group a fresh fp32 accumulator t = x . q (wgmma with
+// scale-d 0 at the group's first 16 columns); at the group's end the warpgroup waits for it and
+// folds y = s t + (b (sum x) + y) (sum x from the pre-pass of qmm.cuh, per 32 columns, added up per
+// group; s, b and the sums fetched a step ahead). A step of 64 holds two groups of 32 (folded one
+// after the other), one of 64, or half of one of 128. Ragged M and N are zero-filled; K is a
+// multiple of the group (a last half step of 32 is zero-filled).
 // The body exists only in the sm_90a image; elsewhere the kernel traps and is never launched
-// (kc_qmm90_image says which image the driver loaded).
+// (gemm_sm90a.cuh's kc_gemm90_image says which image the driver loaded).
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -33,30 +34,8 @@ template <int BITS> constexpr int smem_bytes() {
 __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_t(h) << 16); }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-// One wgmma m64n128k16 (bf16 in, fp32 accumulate) of a warpgroup: d = A B^T + (scale_d ? d : 0), A
-// and B from shared memory through descriptors. (Operand list written out: inline PTX has no loops.)
-__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-      : "l"(da), "l"(db), "r"(scale_d));
-}
-
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
-}
-template <int N> __device__ __forceinline__ void wg_wait64(float (&d)[64]) {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-#pragma unroll
-  for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 #endif
 
@@ -187,7 +166,7 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
     const uint32_t xa = sx + (kt % kStages) * kXBytes + wg * 64 * 128, wb = sw + (kt & 1) * kWBytes;
 #pragma unroll
     for (int kk = kk0; kk < kk1; ++kk)
-      kc::qmm90::wgmma_m64n128k16(tt, desc128(xa + kk * 32), desc128(wb + kk * 32), (kk > kk0 || !start) ? 1 : 0);
+      kc::gemm90::wgmma_m64n128k16(tt, desc128(xa + kk * 32), desc128(wb + kk * 32), (kk > kk0 || !start) ? 1 : 0);
   };
   // Refill the ring with step kt + 3, and make step kt + 1's W tile (its copies landed, everyone's).
   auto advance = [&](int kt, float2 sbv) {
@@ -230,13 +209,13 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
       mma(t, kt, 0, 2, true);
       kc::gemm90::wg_commit();
       advance(kt, sbv);
-      kc::qmm90::wg_wait64<0>(t);
+      kc::gemm90::wg_wait<0>(t);
       fold(t, sb, xa);
       if (!half) {
         kc::gemm90::wg_fence();
         mma(t, kt, 2, 4, true);
         kc::gemm90::wg_commit();
-        kc::qmm90::wg_wait64<0>(t);
+        kc::gemm90::wg_wait<0>(t);
         fold(t, sb + kBN, xb);
       }
     } else {
@@ -247,7 +226,7 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
       mma(t, kt, 0, 4, kt % SPG == 0);
       kc::gemm90::wg_commit();
       advance(kt, sbv);
-      kc::qmm90::wg_wait64<0>(t);
+      kc::gemm90::wg_wait<0>(t);
       if (end) fold(t, sb, xr);
     }
     __syncthreads();  // W tile kt + 1 and its s, b complete; every wgmma of step kt finished

@@ -1,8 +1,9 @@
 // Contract of the CUDA prompt projection on tensor cores: bf16 x and W, fp32 sums, bf16 or fp32 out,
 // ragged M, N and K. Two kernels, one picked at run time: on an sm_90 device whose loaded image is
-// sm_90a, the wgmma kernel (gemm_sm90a.cuh, 128 x 256 tiles, K steps of 64); everywhere else the
-// mma.sync kernel (gemm.cuh, 128 x 128 tiles, K steps of 32). The entry declares the tiles of the one
-// this process runs, and both launches (gate 5 audits each in every image).
+// sm_90a, the wgmma kernel (gemm_sm90a.cuh, K steps of 64, 128 x 256 tiles where they give every SM
+// a block, else 128 x 128); everywhere else the mma.sync kernel (gemm.cuh, 128 x 128 tiles, K steps
+// of 32). The entry declares the tiles of the one this process runs (the wgmma kernel's 128 x 128:
+// gate 3's tile shapes all take it; the served 2,048 x 4,096 takes 128 x 256) and launches.
 #include "../../common/cuda_contract.hpp"
 #include "gemm.cuh"
 #include "gemm_sm90a.cuh"
@@ -35,7 +36,7 @@ template <class Out> void run_gemm(const kc::Buffers& b) {
 }
 
 // Prompt rows. The float64 reference of every case costs m n k, so the contract serves up to 2,048
-// rows and 2,048 x 4,096 weights; the kernels themselves have no size limit but K % 8 (bench/cuda/dense
+// rows and 4,096 x 4,096 weights; the kernels themselves have no size limit but K % 8 (bench/cuda/dense
 // times them to 8,192 rows and 14,336 columns).
 // The entry is built before the backend checks the loaded kernel's limits, so the shared-memory
 // opt-in is made here too (where no GPU is present the call fails quietly and the launch reports it).
@@ -43,26 +44,36 @@ template <class Out> kc::Entry gemm_entry(kc::DType out) {
   (void)prepare<Out>();
   const bool wg = use_wgmma();
   return kc::dense::projection(out)
-      .served({{"m", {17, 512, 2048}}, {"n", {64, 2048}}, {"k", {64, 4096}}})
+      .served({{"m", {17, 512, 2048}}, {"n", {64, 2048, 4096}}, {"k", {64, 4096}}})
       .tile("m", wg ? kc::gemm90::kBM : kBM, 1, 1)
-      .tile("n", wg ? kc::gemm90::kBN : kBN, 1, 1)
+      .tile("n", wg ? 128 : kBN, 1, 1)
       .tile("k", wg ? kc::gemm90::kBK : kBK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemm_depth(s["k"]); })
       .note(wg ? "wgmma kernel (sm_90a image)" : "mma.sync kernel");
 }
+
+// The launches of the kernel this process runs (the backend checks each against the device).
+std::vector<std::string> gemm_launches(const std::string& out) {
+  if (use_wgmma()) return {"dense/gemm/" + out + "_wgmma", "dense/gemm/" + out + "_wgmma128"};
+  return {"dense/gemm/" + out};
+}
+
 }  // namespace
 
 KC_KERNEL("dense/gemm/bf16", cuda) {
-  return gemm_entry<__nv_bfloat16>(kc::DType::bf16)
-      .launches({"dense/gemm/bf16", "dense/gemm/bf16_wgmma"})
-      .launch(run_gemm<__nv_bfloat16>);
+  return gemm_entry<__nv_bfloat16>(kc::DType::bf16).launches(gemm_launches("bf16")).launch(run_gemm<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemm/f32", cuda) {
-  return gemm_entry<float>(kc::DType::f32).launches({"dense/gemm/f32", "dense/gemm/f32_wgmma"}).launch(run_gemm<float>);
+  return gemm_entry<float>(kc::DType::f32).launches(gemm_launches("f32")).launch(run_gemm<float>);
 }
 
 // Launch records (kernels/dense/gemm/launches.tsv rows).
 KC_CUDA_LAUNCH("dense/gemm/bf16", (kc_gemm_mma<Main, __nv_bfloat16>), Main::kThreads, kSmemBytes);
 KC_CUDA_LAUNCH("dense/gemm/f32", (kc_gemm_mma<Main, float>), Main::kThreads, kSmemBytes);
-KC_CUDA_LAUNCH("dense/gemm/bf16_wgmma", (kc_gemm_wgmma<__nv_bfloat16>), kc::gemm90::kThreads, kc::gemm90::kSmemBytes);
-KC_CUDA_LAUNCH("dense/gemm/f32_wgmma", (kc_gemm_wgmma<float>), kc::gemm90::kThreads, kc::gemm90::kSmemBytes);
+KC_CUDA_LAUNCH("dense/gemm/bf16_wgmma", (kc_gemm_wgmma<256, __nv_bfloat16>), kc::gemm90::kThreads,
+               kc::gemm90::smem_bytes<256>());
+KC_CUDA_LAUNCH("dense/gemm/f32_wgmma", (kc_gemm_wgmma<256, float>), kc::gemm90::kThreads, kc::gemm90::smem_bytes<256>());
+KC_CUDA_LAUNCH("dense/gemm/bf16_wgmma128", (kc_gemm_wgmma<128, __nv_bfloat16>), kc::gemm90::kThreads,
+               kc::gemm90::smem_bytes<128>());
+KC_CUDA_LAUNCH("dense/gemm/f32_wgmma128", (kc_gemm_wgmma<128, float>), kc::gemm90::kThreads,
+               kc::gemm90::smem_bytes<128>());

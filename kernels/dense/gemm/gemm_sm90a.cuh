@@ -1,6 +1,7 @@
 // Prompt projection y = x . W^T on Hopper's warpgroup tensor cores (wgmma, sm_90a only): bf16 x
 // [m x k] and W [n x k], fp32 accumulation, bf16 or fp32 out. A block of two warpgroups computes a
-// 128 x 256 tile of y, each warpgroup 64 x 256 with one wgmma m64n256k16 per 16 columns of K. K moves
+// 128 x 256 tile of y, each warpgroup 64 x 256 with one wgmma m64n256k16 per 16 columns of K (128 x
+// 128 tiles and m64n128k16 where 256-wide tiles would give fewer blocks than SMs). K moves
 // in 64-column steps through a 4-stage ring filled by cp.async (every thread copies; zero-fill
 // makes the ragged M, N and K edges, K a multiple of 8) in the 128-byte swizzled layout wgmma reads
 // (a 16-byte chunk's index XORed with its row's low 3 bits, rows of 128 bytes, 1 KiB-aligned
@@ -14,14 +15,19 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "gemm.cuh"
 
 namespace kc::gemm90 {
 
+// Tiles of 128 x BN (BN 256, or 128 where 256-wide tiles would leave SMs idle), K in steps of 64.
 constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4, kThreads = 256;
-constexpr int kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2, kStageBytes = kABytes + kBBytes;  // 48 KiB
-constexpr int kSmemBytes = kStages * kStageBytes + 1024;  // + 1 KiB to align the ring to 1 KiB
+constexpr int kABytes = kBM * kBK * 2;
+template <int BN> __host__ __device__ constexpr int stage_bytes() { return kABytes + BN * kBK * 2; }     // 48 or 32 KiB
+template <int BN> constexpr int smem_bytes() { return kStages * stage_bytes<BN>() + 1024; }  // + 1 KiB to align
+constexpr int kSmemBytes = smem_bytes<kBN>();
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define KC_GEMM90_IMAGE 1
@@ -39,11 +45,11 @@ __device__ __forceinline__ uint64_t desc128(uint32_t addr) {
 }
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void wg_wait(float (&d)[128]) {
+template <int N, int R> __device__ __forceinline__ void wg_wait(float (&d)[R]) {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
   // The accumulators are written by the async unit: keep the compiler from moving their uses above.
 #pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
@@ -72,12 +78,29 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t da, u
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(da), "l"(db), "r"(scale_d));
 }
+// One wgmma m64n128k16 (bf16 in, fp32 accumulate) of a warpgroup: d = A B^T + (scale_d ? d : 0), A
+// and B from shared memory through descriptors. (Operand list written out: inline PTX has no loops.)
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, uint64_t db, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(da), "l"(db), "r"(scale_d));
+}
+
 #endif
 
 }  // namespace kc::gemm90
 
-// 1-D grid of ceil(M / 128) * ceil(N / 256) blocks, 256 threads, kSmemBytes dynamic shared (opt-in).
-template <class Out>
+// 1-D grid of ceil(M / 128) * ceil(N / BN) blocks, 256 threads, smem_bytes<BN>() dynamic shared.
+template <int BN, class Out>
 __global__ void __launch_bounds__(256, 1)
 kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, Out* __restrict__ Y, int M,
               int N, int K) {
@@ -89,12 +112,12 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
   const uint32_t sbase = (sraw + 1023) & ~1023u;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, wg = warp / 4;
   int tm, tn;
-  kc::gemm_cu::raster(blockIdx.x, (M + kBM - 1) / kBM, (N + kBN - 1) / kBN, tm, tn);
-  const int bm = tm * kBM, bn = tn * kBN;
+  kc::gemm_cu::raster(blockIdx.x, (M + kBM - 1) / kBM, (N + BN - 1) / BN, tm, tn);
+  const int bm = tm * kBM, bn = tn * BN;
   const int ktiles = (K + kBK - 1) / kBK;
 
   auto load = [&](int stage, int kt) {
-    const uint32_t sa = sbase + stage * kStageBytes, sb = sa + kABytes;
+    const uint32_t sa = sbase + stage * stage_bytes<BN>(), sb = sa + kABytes;
 #pragma unroll
     for (int i = 0; i < kBM * 8 / kThreads; ++i) {
       const int idx = tid + i * kThreads, r = idx / 8, c = idx % 8, gk = kt * kBK + c * 8, gm = bm + r;
@@ -102,16 +125,16 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
       cp_async16(sa + r * 128 + ((c ^ (r & 7)) << 4), v ? A + size_t(gm) * K + gk : A, v);
     }
 #pragma unroll
-    for (int i = 0; i < kBN * 8 / kThreads; ++i) {
+    for (int i = 0; i < BN * 8 / kThreads; ++i) {
       const int idx = tid + i * kThreads, r = idx / 8, c = idx % 8, gk = kt * kBK + c * 8, gn = bn + r;
       const bool v = gn < N && gk < K;
       cp_async16(sb + r * 128 + ((c ^ (r & 7)) << 4), v ? B + size_t(gn) * K + gk : B, v);
     }
   };
 
-  float d[128];
+  float d[BN / 2];
 #pragma unroll
-  for (int i = 0; i < 128; ++i) d[i] = 0.f;
+  for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
 
 #pragma unroll
   for (int s = 0; s < kStages - 2; ++s) {
@@ -125,10 +148,13 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
     const int nk = kt + kStages - 2;
     if (nk < ktiles) load(nk % kStages, nk);
     kc::gemm_cu::cp_commit();
-    const uint32_t sa = sbase + (kt % kStages) * kStageBytes + wg * 64 * 128, sb = sbase + (kt % kStages) * kStageBytes + kABytes;
+    const uint32_t sa = sbase + (kt % kStages) * stage_bytes<BN>() + wg * 64 * 128, sb = sbase + (kt % kStages) * stage_bytes<BN>() + kABytes;
     wg_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) wgmma_m64n256k16(d, desc128(sa + kk * 32), desc128(sb + kk * 32), 1);
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+      if constexpr (BN == 256) wgmma_m64n256k16(d, desc128(sa + kk * 32), desc128(sb + kk * 32), 1);
+      else wgmma_m64n128k16(d, desc128(sa + kk * 32), desc128(sb + kk * 32), 1);
+    }
     wg_commit();
     wg_wait<1>(d);
   }
@@ -137,7 +163,7 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
 
   const int r = bm + wg * 64 + (warp % 4) * 16 + lane / 4;
 #pragma unroll
-  for (int j = 0; j < 32; ++j) {
+  for (int j = 0; j < BN / 8; ++j) {
     const int c = bn + j * 8 + (lane % 4) * 2;
     kc::gemm_cu::put2<Out>(Y, M, N, r, c, d[4 * j], d[4 * j + 1]);
     kc::gemm_cu::put2<Out>(Y, M, N, r + 8, c, d[4 * j + 2], d[4 * j + 3]);
@@ -150,7 +176,10 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
 namespace kc::gemm90 {
 // Does this translation unit's loaded image hold the wgmma body? Only an sm_90 device can load an
 // sm_90a image; anywhere else (or without a GPU) the answer is no and any error is cleared.
+// KC_CUDA_NO_WGMMA=1 in the environment answers no as well, so the mma.sync kernels can be checked
+// on an sm_90 device too.
 static inline bool image_has_wgmma() {
+  if (const char* e = std::getenv("KC_CUDA_NO_WGMMA"); e && std::string(e) == "1") return false;
   int dev = 0, major = 0, minor = 0, v = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) || major != 9 || minor != 0) {
@@ -163,12 +192,33 @@ static inline bool image_has_wgmma() {
   }
   return v == 1;
 }
+// The tile width a shape takes: 256 unless that leaves SMs without a block, then 128.
+inline int tile_n(int M, int N) {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev)) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  const long blocks = long((M + kBM - 1) / kBM) * ((N + 255) / 256);
+  return blocks < sms ? 128 : 256;
+}
 template <class Out> inline cudaError_t prepare() {
-  return cudaFuncSetAttribute(kc_gemm_wgmma<Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  const cudaError_t e = cudaFuncSetAttribute(kc_gemm_wgmma<256, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             smem_bytes<256>());
+  if (e != cudaSuccess) return e;
+  return cudaFuncSetAttribute(kc_gemm_wgmma<128, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<128>());
+}
+template <int BN, class Out>
+inline void launch_bn(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
+  const unsigned blocks = unsigned((M + kBM - 1) / kBM) * unsigned((N + BN - 1) / BN);
+  kc_gemm_wgmma<BN, Out><<<blocks, kThreads, smem_bytes<BN>(), st>>>(static_cast<const __nv_bfloat16*>(x),
+                                                                     static_cast<const __nv_bfloat16*>(w), y, M, N, K);
 }
 template <class Out> inline void launch(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const unsigned blocks = unsigned((M + kBM - 1) / kBM) * unsigned((N + kBN - 1) / kBN);
-  kc_gemm_wgmma<Out><<<blocks, kThreads, kSmemBytes, st>>>(static_cast<const __nv_bfloat16*>(x),
-                                                           static_cast<const __nv_bfloat16*>(w), y, M, N, K);
+  if (tile_n(M, N) == 256) launch_bn<256, Out>(x, w, y, M, N, K, st);
+  else launch_bn<128, Out>(x, w, y, M, N, K, st);
 }
 }  // namespace kc::gemm90
