@@ -1,9 +1,10 @@
 // Contract of the CUDA prompt projection on tensor cores: bf16 x and W, fp32 sums, bf16 or fp32 out,
 // ragged M, N and K. Two kernels, one picked at run time: on an sm_90 device whose loaded image is
-// sm_90a, the wgmma kernel (gemm_sm90a.cuh, K steps of 64, 128 x 256 tiles where they give every SM
-// a block, else 128 x 128); everywhere else the mma.sync kernel (gemm.cuh, 128 x 128 tiles, K steps
-// of 32). The entry declares the tiles of the one this process runs (the wgmma kernel's 128 x 128:
-// gate 3's tile shapes all take it; the served 2,048 x 4,096 takes 128 x 256) and launches.
+// sm_90a, the wgmma kernel (gemm_sm90a.cuh, K steps of 64, 128 x 256 tiles, or 128 x 128 where
+// the 256-wide ones would leave half the SMs idle); everywhere else the mma.sync kernel (gemm.cuh,
+// 128 x 128 tiles, K steps of 32). The entry declares the tiles of the one this process runs (the
+// wgmma kernel's 128 x 128: gate 3's tile shapes all take it; the served 2,048-row shapes take
+// 128 x 256) and its launches.
 #include "../../common/cuda_contract.hpp"
 #include "gemm.cuh"
 #include "gemm_sm90a.cuh"
