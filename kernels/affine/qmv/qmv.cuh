@@ -66,10 +66,11 @@ template <> __device__ __forceinline__ void store_out<__nv_bfloat16>(__nv_bfloat
 
 }  // namespace kc::affine_cu
 
-// grid (ceil(N / 16), ceil(M / 8 MT)), 256 threads (8 warps: the K slices). At 32 rows a lane holds
-// up to 32 code words and 16 x vectors: one block an SM leaves them their registers unspilled.
+// grid (ceil(N / 16), ceil(M / 8 MT)), 256 threads (8 warps: the K slices). Beyond 8 rows a lane
+// holds two steps' code words and 8 or 16 x vectors: one block an SM leaves them their registers
+// unspilled (128 registers spill some forms on sm_80 to sm_121).
 template <int BITS, int GROUP, int MT, class Out, kc::affine_cu::Fault F = kc::affine_cu::Fault::none>
-__global__ void __launch_bounds__(256, MT == 4 ? 1 : 2)
+__global__ void __launch_bounds__(256, MT == 1 ? 2 : 1)
 kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
               const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::affine_cu;

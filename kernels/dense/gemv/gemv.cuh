@@ -162,9 +162,14 @@ __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0
 
 // grid (ceil(N / 16 NT), ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
 // blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
-// take more (no spills).
+// take more, and so may the 32-row form from sm_100 on, where 128 would spill (no spills anywhere).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define KC_GEMV_MIN_BLOCKS(MT, F) ((F) == kc::dense_cu::Fault::none && (MT) < 4 ? 2 : 1)
+#else
+#define KC_GEMV_MIN_BLOCKS(MT, F) ((F) == kc::dense_cu::Fault::none ? 2 : 1)
+#endif
 template <int MT, int NT, class Out, kc::dense_cu::Fault F = kc::dense_cu::Fault::none>
-__global__ void __launch_bounds__(256, F == kc::dense_cu::Fault::none ? 2 : 1)
+__global__ void __launch_bounds__(256, KC_GEMV_MIN_BLOCKS(MT, F))
 kc_gemv_bf16(const uint4* __restrict__ x, const uint4* __restrict__ w, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::dense_cu;
   constexpr int R = NT * MT * 4;  // accumulators a lane
