@@ -4,6 +4,8 @@
 // shapes (threads a row, vectors a thread) so one run compares variants.
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/cuda/bench_rows.cu -o bench_rows
 //   ./bench_rows [ROWS COLS]...          (default: 8192 4096  8192 8192  8192 16384  32 4096)
+//   KC_BENCH_ONLY=softmax ./bench_rows ...  (the copies and the softmax rows only)
+//   ./bench_rows --exp-check              (exhaustive error of softmax's exp against float64, below)
 // Prints CSV: kernel,variant,rows,cols,us,bytes,GBps (variant "served" is what the contract runs).
 //
 // Method: every buffer a kernel touches exists in NS copies (sets), NS chosen so that the sets
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -45,6 +48,8 @@
 using namespace kc::cu;
 
 static int g_sets = 1;
+// KC_BENCH_ONLY=softmax: time the copies and the softmax variants only.
+static bool g_all = true;
 
 // f(i) launches on set i; REPS back-to-back launches rotate through the sets.
 static double time_us(const std::function<void(int)>& f) {
@@ -104,6 +109,85 @@ __global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ a, uint4
   }
 }
 
+// ---- --exp-check: softmax's exp against float64, exhaustively -----------------------------------
+// Worst errors as fp32 bit patterns (non-negative floats order as their bits): [0] ex2 relative
+// error in units of 2^-24 where 2^t is normal, [1] its absolute error in units of 2^-149 below;
+// [2], [3] the same for exp_diff_ex2(x, m) over every pair of finite bf16 x <= m, [4], [5] for the
+// served exp_diff (expf); [6] a count of results that are not finite or negative.
+// Worst errors of a thread, kept in registers and merged once (atomicMax on the bits).
+struct Worst2 {
+  float rel = 0, abs = 0;
+  unsigned bad = 0;
+  __device__ void judge(float got, double want) {
+    if (!(got >= 0.f) || !(got < kInf)) { ++bad; return; }
+    const double err = fabs(double(got) - want);
+    if (want >= 0x1p-126) rel = fmaxf(rel, float(err / want * 0x1p24));
+    else abs = fmaxf(abs, float(err * 0x1p149));
+  }
+  __device__ void merge(unsigned* w, unsigned* bad_count) const {
+    atomicMax(w, __float_as_uint(rel));
+    atomicMax(w + 1, __float_as_uint(abs));
+    if (bad) atomicAdd(bad_count, bad);
+  }
+};
+// Every fp32 t in [-150, 0]: t = -(bits as a float) for bits up to that of 150.
+__global__ void ex2_sweep(unsigned* w, unsigned top) {
+  Worst2 k;
+  for (unsigned b = blockIdx.x * blockDim.x + threadIdx.x; b <= top; b += gridDim.x * blockDim.x) {
+    const float t = -__uint_as_float(b);
+    k.judge(kc_ex2(t), exp2(double(t)));
+  }
+  k.merge(w, w + 6);
+}
+// A thread a value of m (bf16 bits) and a 1/64 slice of x: every finite x <= m with x - m >= -110
+// (below that both must give 0: counted as bad otherwise).
+__global__ void exp_pairs(unsigned* w) {
+  const unsigned mb = blockIdx.x * blockDim.x + threadIdx.x;
+  if (mb > 0xffffu || (mb & 0x7fffu) >= 0x7f80u) return;
+  const float m = bf16_to_f32(uint16_t(mb));
+  Worst2 a, b;
+  unsigned bad = 0;
+  for (unsigned xb = blockIdx.y * 1024; xb < blockIdx.y * 1024 + 1024; ++xb) {
+    if ((xb & 0x7fffu) >= 0x7f80u) continue;
+    const float x = bf16_to_f32(uint16_t(xb));
+    if (!(x <= m)) continue;
+    if (double(x) - double(m) < -110) {
+      if (exp_diff_ex2(x, m) != 0.f || exp_diff(x, m) > 0x1p-149f) ++bad;
+      continue;
+    }
+    const double want = exp(double(x) - double(m));
+    a.judge(exp_diff_ex2(x, m), want);
+    b.judge(exp_diff(x, m), want);
+  }
+  a.merge(w + 2, w + 6);
+  b.merge(w + 4, w + 6);
+  if (bad) atomicAdd(w + 6, bad);
+}
+static int exp_check() {
+  unsigned* w;
+  CK(cudaMalloc(&w, 8 * sizeof(unsigned)));
+  CK(cudaMemset(w, 0, 8 * sizeof(unsigned)));
+  float top = 150.f;
+  unsigned topb;
+  std::memcpy(&topb, &top, 4);
+  ex2_sweep<<<4096, 256>>>(w, topb);
+  exp_pairs<<<dim3(256, 64), 256>>>(w);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  unsigned h[8];
+  CK(cudaMemcpy(h, w, sizeof h, cudaMemcpyDeviceToHost));
+  auto f = [](unsigned b) { float v; std::memcpy(&v, &b, 4); return double(v); };
+  std::printf("ex2.approx.f32 t in [-150,0]: worst rel %.4f x 2^-24 (normal results), worst abs %.4f x 2^-149 (subnormal)\n",
+              f(h[0]), f(h[1]));
+  std::printf("exp_diff_ex2 all finite bf16 x<=m: worst rel %.4f x 2^-24 (normal), worst abs %.4f x 2^-149 (subnormal)\n",
+              f(h[2]), f(h[3]));
+  std::printf("exp_diff (expf) all finite bf16 x<=m: worst rel %.4f x 2^-24 (normal), worst abs %.4f x 2^-149 (subnormal)\n",
+              f(h[4]), f(h[5]));
+  std::printf("non-finite or negative results, or nonzero past -110: %u\n", h[6]);
+  CK(cudaFree(w));
+  return h[6] == 0 ? 0 : 1;
+}
+
 template <class T>
 static std::vector<T*> alloc_sets(size_t count) {
   std::vector<T*> v(g_sets);
@@ -154,7 +238,7 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
       if (t != loop_tpr(R, C)) row(name, tag(fast_shape(C, t)), R, C, time_us([&](int i) { f(i, t); }), bytes);
   };
 
-  if (C <= kMaxCols) {
+  if (g_all && C <= kMaxCols) {
     sweep_reg("rms_norm/bf16_out", X + W + n * 2.0, [&](int i, int t) {
       launch_rms_norm_vec<Bf16Out>(x[i], w[i], (Bf16Out*)y16[i], R, C, eps, st, t);
     });
@@ -167,8 +251,9 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
           launch_rms_norm_vec<F32Halves>(x[i], w[i], (F32Halves*)y32[i], R, C, eps, st);
         }), X + W + n * 4.0);
   }
-  row("rms_norm/tree_f32", "served", R, C,
-      time_us([&](int i) { launch_rms_norm_tree(x[i], w[i], y32[i], R, C, eps, st); }), X + W + n * 4.0);
+  if (g_all)
+    row("rms_norm/tree_f32", "served", R, C,
+        time_us([&](int i) { launch_rms_norm_tree(x[i], w[i], y32[i], R, C, eps, st); }), X + W + n * 4.0);
   if (C <= 4096)
     sweep_reg("softmax/bf16", 2 * X, [&](int i, int t) { launch_softmax_vec(x[i], y16[i], R, C, st, t); });
   if (C > 4096) {
@@ -177,6 +262,15 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
     else
       row("softmax/bf16_long", "served online", R, C,
           time_us([&](int i) { launch_softmax_long(x[i], y16[i], R, C, st); }), 2 * X);
+  }
+  // The register-kept form with the exp as one ex2.approx (exps kept, or computed twice and not
+  // kept) at the served shape, beside the served (expf) one.
+  if (C <= kMaxCols) {
+    const char* sm = C <= 4096 ? "softmax/bf16" : "softmax/bf16_long";
+    row(sm, "ex2-form " + tag(reg_shape(C)), R, C,
+        time_us([&](int i) { launch_softmax_vec_form<kSmxEx2>(x[i], y16[i], R, C, st); }), 2 * X);
+    row(sm, "ex2-recompute-form " + tag(reg_shape(C)), R, C,
+        time_us([&](int i) { launch_softmax_vec_form<kSmxEx2Recompute>(x[i], y16[i], R, C, st); }), 2 * X);
   }
   // The pipelined register-kept form (not served): `per` row groups a block, the next one loading
   // while the current one computes.
@@ -188,6 +282,13 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
   if (C <= kMaxCols)
     row("softmax/online_form", "tpr=" + std::to_string(row_shape(C).tpr), R, C,
         time_us([&](int i) { launch_softmax_online(x[i], y16[i], R, C, st); }), 2 * X);
+  if (!g_all) {
+    CK(cudaDeviceSynchronize());
+    for (auto* v : {&x, &r, &h, &y16, &w}) for (auto* p : *v) CK(cudaFree(p));
+    for (auto* p : y32) CK(cudaFree(p));
+    for (auto* p : ids) CK(cudaFree(p));
+    return;
+  }
   sweep_loop("sum/f32", X + R * 4.0, [&](int i, int t) { launch_row_sum(x[i], y32[i], R, C, st, t); });
   sweep_loop("dot/f32", X + W + R * 4.0, [&](int i, int t) { launch_row_dot(x[i], w[i], y32[i], R, C, st, t); });
   sweep_loop("max/bf16", X + R * 2.0, [&](int i, int t) { launch_row_max(x[i], y16[i], R, C, st, t); });
@@ -219,6 +320,8 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--exp-check") return exp_check();
+  if (const char* o = std::getenv("KC_BENCH_ONLY")) g_all = std::string(o) != "softmax";
   std::vector<std::pair<long, long>> shapes;
   for (int a = 1; a + 1 < argc; a += 2) shapes.push_back({atol(argv[a]), atol(argv[a + 1])});
   if (shapes.empty()) shapes = {{8192, 4096}, {8192, 8192}, {8192, 16384}, {32, 4096}};
