@@ -4,15 +4,19 @@
 
 using namespace kc::cu;
 
-// y = exp_diff(x, max) * (1 / sum): expf (2 ulp, CUDA C Programming Guide), its fma correction, the
-// reciprocal and the multiply.
+// y = exp_diff(x, max) * (1 / sum): expf, its fma correction, the reciprocal and the multiply (ops 3).
+// expf's declared ulps are in the bound's unit, 2^-24 relative: the CUDA C Programming Guide gives
+// expf 2 ulp, and one ulp of a normal fp32 is up to 2^-23 of it: 4. (Declared 2 before: exp_diff
+// with its fma measured 3.11 x 2^-24 on the H200 over every finite bf16 pair, past the 2 + 1 that
+// declared; kernels/rows/softmax/h200_ex2_form.txt.)
+static constexpr double kExpfUlps = 4;
 static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
       .served(std::move(env))
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return reg_depth(s["cols"]); }, 3)
-      .ulp("expf", 2)
+      .ulp("expf", kExpfUlps)
       .hidden("a bf16 softmax of at most 4,096 terms in [0, 1]: the output's rounding hides the fp32 sum's error")
       .launches(vpt_launches("rows/softmax/bf16"))
       .launch([](const kc::Buffers& b) {
@@ -33,7 +37,7 @@ static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return long_depth(s["cols"]); }, 3)
-      .ulp("expf", 2)
+      .ulp("expf", kExpfUlps)
       .hidden("a bf16 output: its rounding (2^-9) is within 100x of what a bf16 or fp16 sum of these terms in [0, 1] loses")
       .launches({"rows/softmax/bf16_long", "rows/softmax/bf16/v1", "rows/softmax/bf16/v2", "rows/softmax/bf16/v4",
                  "rows/softmax/bf16/v8"})

@@ -249,13 +249,13 @@ inline void launch_softmax_long(const void* x, void* y, int rows, int cols, cuda
   else
     launch_softmax_online(x, y, rows, cols, st);
 }
-// The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 4 roundings with
-// expf's 2 ulp) for each of its vectors, and each merge level (5 warp, up to 7 group) the same plus
-// an add.
+// The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 6 roundings of
+// 2^-24, expf's declared 4 with the fma and the multiply) for each of its vectors, and each merge
+// level (5 warp, up to 7 group) the same plus an add.
 constexpr double online_depth(long cols) {
   const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
   const long nvec = (cols + 7) / 8, per = (nvec + s.tpr - 1) / s.tpr;
-  return double(per) * (8 + 4) + double(5 + s.tpr / 32 - 1) * 5;
+  return double(per) * (8 + 6) + double(5 + s.tpr / 32 - 1) * 7;
 }
 constexpr double long_depth(long cols) { return cols <= kMaxCols ? reg_depth(cols) : online_depth(cols); }
 }  // namespace kc::cu
