@@ -23,6 +23,12 @@
 #include "../../../kernels/affine/qmv/qmv.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemv/gemv.cuh"
+// -DKC_QMV_TRIAL='"file"': a header holding another qmv as kc::affine_trial::launch_qmv (e.g.
+// kernels/affine/qmv/trial/qmv_staged.cuh), timed beside the served one in the affine decode table
+// and checked against the same reference (a kernel change measured in one run).
+#if defined(KC_QMV_TRIAL)
+#include KC_QMV_TRIAL
+#endif
 
 #define CK(x)                                                                             \
   do {                                                                                    \
@@ -254,8 +260,13 @@ int main() {
   }  // dense_parts
   // ---- affine decode ---------------------------------------------------------------------------
   std::printf("\nAFFINE decode (MLX affine, bf16 out; bytes = codes + scales + biases + x + y; %% of copy)\n");
+#if defined(KC_QMV_TRIAL)
+  std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s | %9s | %9s %6s %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s",
+              "%copy", "max rel", "trial us", "%copy", "trial rel");
+#else
   std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s | %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy",
               "max rel");
+#endif
   auto run_affine = [&](int bits, int group, int M, int N, int K) {
     const size_t qwords = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
     const size_t per = qwords * 4 + G * 4;
@@ -272,24 +283,45 @@ int main() {
     __nv_bfloat16 *y, *yr;
     CK(cudaMalloc(&y, size_t(M) * N * 2));
     CK(cudaMalloc(&yr, size_t(M) * N * 2));
-    auto launch = [&](int i) {
+    auto launch_ns = [&](int i, bool trial) {
       const int c = i % copies;
+      (void)trial;
+#if defined(KC_QMV_TRIAL)
+#define KC_AFF_TRIAL(B, GR) \
+  if (trial) kc::affine_trial::launch_qmv<B, GR, __nv_bfloat16>(x, qs[c], ss[c], bs[c], y, M, N, K, 0); else
+#else
+#define KC_AFF_TRIAL(B, GR)
+#endif
 #define KC_AFF(B, GR)                                                                                        \
   if (bits == B && group == GR) {                                                                           \
+    KC_AFF_TRIAL(B, GR)                                                                                     \
     kc::affine_cu::launch_qmv<B, GR, __nv_bfloat16>(x, qs[c], ss[c], bs[c], y, M, N, K, 0);                  \
     return;                                                                                                 \
   }
       KC_AFF(2, 64) KC_AFF(3, 64) KC_AFF(4, 64) KC_AFF(5, 64) KC_AFF(6, 64) KC_AFF(8, 64) KC_AFF(4, 32)
       KC_AFF(4, 128)
 #undef KC_AFF
+#undef KC_AFF_TRIAL
     };
+    auto launch = [&](int i) { launch_ns(i, false); };
     double t = time_stream_ms(launch);
+    CK(cudaMemset(y, 0, size_t(M) * N * 2));  // a launch that wrote nothing shows as error 1
     launch(0);
     ref_affine<<<dim3((N + 127) / 128, M), 128>>>(bits, group, x, qs[0], ss[0], bs[0], yr, M, N, K);
     const double err = max_rel(y, yr, size_t(M) * N);
     const double bytes = double(per) + double(M) * K * 2 + double(M) * N * 2;
+#if defined(KC_QMV_TRIAL)
+    const double tb = time_stream_ms([&](int i) { launch_ns(i, true); });
+    CK(cudaMemset(y, 0, size_t(M) * N * 2));
+    launch_ns(0, true);
+    const double eb = max_rel(y, yr, size_t(M) * N);
+    std::printf("%-4d %-5d %-4d %-6d %-6d | %9.1f %7.0f %5.0f%% | %9.2e | %9.1f %5.0f%% %9.2e\n", bits, group, M, N, K,
+                t * 1e3, bytes / t / 1e6, 100 * bytes / t / 1e6 / copy_bw, err, tb * 1e3, 100 * bytes / tb / 1e6 / copy_bw,
+                eb);
+#else
     std::printf("%-4d %-5d %-4d %-6d %-6d | %9.1f %7.0f %5.0f%% | %9.2e\n", bits, group, M, N, K, t * 1e3,
                 bytes / t / 1e6, 100 * bytes / t / 1e6 / copy_bw, err);
+#endif
     for (int c = 0; c < copies; ++c) {
       CK(cudaFree(qs[c]));
       CK(cudaFree(ss[c]));
@@ -303,8 +335,9 @@ int main() {
     for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
   for (int group : {32, 128})
     for (int M : {1, 32}) run_affine(4, group, M, 4096, 4096);
-  for (int bits : {4, 8})
-    for (int M : {1, 32}) run_affine(bits, 64, M, 14336, 4096);
+  for (int bits : {2, 4, 8})
+    for (int M : {1, 8, 32}) run_affine(bits, 64, M, 14336, 4096);
+  for (int M : {1, 8}) run_affine(4, 64, M, 4096, 14336);
 
   // ---- affine prompt ---------------------------------------------------------------------------
   std::printf("\nAFFINE prompt tiles (4 bits, group 64, bf16 out; TFLOP/s; as %% of cuBLAS bf16 on dense weights)\n");
