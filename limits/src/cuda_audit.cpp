@@ -40,11 +40,8 @@ std::vector<int> build_sms() {
   std::vector<int> out;
   std::istringstream in(KC_BUILD_CUDA_SMS);
   std::string s;
-  while (std::getline(in, s, ',')) {
-    // CMake architectures may carry -real / -virtual suffixes.
-    if (auto p = s.find('-'); p != std::string::npos) s.resize(p);
-    if (!s.empty() && std::all_of(s.begin(), s.end(), ::isdigit)) out.push_back(std::stoi(s));
-  }
+  while (std::getline(in, s, ','))
+    if (int sm = parse_sm(s)) out.push_back(sm);
   return out;
 }
 
@@ -201,8 +198,8 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
       try {
         Launch l = parse_launch(row);
         for (const auto& f : l.flags)
-          if (f != "optin" && f != "nonportable" && f.rfind("frame=", 0) != 0 && f.rfind("control=", 0) != 0 && f.rfind("from=", 0) != 0)
-            throw FormatError(row.where(), "unknown flag '" + f + "' (want optin, nonportable, frame=<bytes>, from=<sm>, control=<kind>)");
+          if (f != "optin" && f != "nonportable" && f.rfind("frame=", 0) != 0 && f.rfind("control=", 0) != 0 && f.rfind("from=", 0) != 0 && f.rfind("only=", 0) != 0)
+            throw FormatError(row.where(), "unknown flag '" + f + "' (want optin, nonportable, frame=<bytes>, from=<sm>, only=<sm>, control=<kind>)");
         if (!l.control.empty() && std::find(kCudaProblemKinds.begin(), kCudaProblemKinds.end(), l.control) == kCudaProblemKinds.end())
           throw FormatError(row.where(), "unknown control kind '" + l.control + "' (want bounds, regs, smem, cluster or frame)");
         if (!names.insert(l.name).second) throw FormatError(row.where(), "launch " + l.name + " is declared twice");
@@ -286,11 +283,11 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
   std::map<std::string, std::set<std::string>> used_sets;  // set file -> image releases it served
   std::map<Release, std::map<RecordKey, std::string>> effective;  // set file -> image releases it served
 
-  size_t not_served = 0;  // launch x SM pairs below a launch's from=<sm>
+  size_t not_served = 0;  // launch x SM pairs below a launch's from=<sm> or beside its only=<sm>
   for (const auto& l : launches) {
     const std::string want = strip_ws(l.symbol);
     for (const CudaChip* c : audited) {
-      if (c->sm < l.from_sm) {
+      if (c->sm < l.from_sm || (l.only_sm && c->sm != l.only_sm)) {
         ++not_served;
         continue;
       }
@@ -389,7 +386,7 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     for (const auto& x : rel) r += (r.empty() ? "" : ", ") + x;
     res.notes.push_back("cuda records set " + file + " (image release " + r + ")");
   }
-  if (not_served) res.notes.push_back("cuda: " + std::to_string(not_served) + " launch x SM pairs below their launch's from=<sm> not audited");
+  if (not_served) res.notes.push_back("cuda: " + std::to_string(not_served) + " launch x SM pairs outside their launch's from=<sm> or only=<sm> not audited");
   std::string sm_list;
   for (const auto* c : audited) sm_list += (sm_list.empty() ? "" : " ") + c->name;
   res.notes.push_back("cuda: " + std::to_string(launches.size()) + " launches x " + std::to_string(audited.size()) + " SMs (" + sm_list +

@@ -38,6 +38,14 @@ std::vector<LaunchRow> parse_launch_rows(const std::string& text, const std::str
   return out;
 }
 
+int parse_sm(std::string s) {
+  if (auto dash = s.find('-'); dash != std::string::npos) s.resize(dash);  // -real, -virtual
+  if (s.rfind("sm_", 0) == 0) s = s.substr(3);
+  if (!s.empty() && (s.back() == 'a' || s.back() == 'f')) s.pop_back();  // sm_90a, sm_100f
+  if (s.empty() || s.size() > 4 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return 0;
+  return std::stoi(s);
+}
+
 Launch parse_launch(const LaunchRow& row) {
   const std::string where = row.where();
   const auto& c = row.cols;
@@ -62,12 +70,10 @@ Launch parse_launch(const LaunchRow& row) {
       if (f == "optin") l.optin = true;
       else if (f == "nonportable") l.nonportable = true;
       else if (f.rfind("frame=", 0) == 0) l.frame = parse_uint(f.substr(6), where, "frame budget");
-      else if (f.rfind("from=", 0) == 0) {
-        std::string v = f.substr(5);
-        if (v.rfind("sm_", 0) == 0) v = v.substr(3);
-        const uint64_t sm = parse_uint(v, where, "from= SM");
-        if (sm == 0 || sm > 1000) throw FormatError(where, "from=" + f.substr(5) + " is not an SM");
-        l.from_sm = static_cast<int>(sm);
+      else if (f.rfind("from=", 0) == 0 || f.rfind("only=", 0) == 0) {
+        const int sm = parse_sm(f.substr(5));
+        if (!sm) throw FormatError(where, f + " does not name an SM");
+        (f[0] == 'f' ? l.from_sm : l.only_sm) = sm;
       }
       else if (f.rfind("control=", 0) == 0) {
         l.control = f.substr(8);

@@ -343,3 +343,21 @@ TEST(LimitsText, EmptyLaunchFlagIsRefused) {
   EXPECT_THROW(launch(128, 0, 1, "optin,,nonportable"), FormatError);
   EXPECT_TRUE(launch(128, 0, 1, "optin").optin);
 }
+
+// An SM as flags, --sm and CMake's architectures write it; an arch-specific image serves its SM.
+TEST(LimitsText, SmSpellings) {
+  EXPECT_EQ(parse_sm("90"), 90);
+  EXPECT_EQ(parse_sm("sm_90"), 90);
+  EXPECT_EQ(parse_sm("90a"), 90);
+  EXPECT_EQ(parse_sm("90a-real"), 90);
+  EXPECT_EQ(parse_sm("100f"), 100);
+  EXPECT_EQ(parse_sm("121-virtual"), 121);
+  EXPECT_EQ(parse_sm(""), 0);
+  EXPECT_EQ(parse_sm("sm_"), 0);
+  EXPECT_EQ(parse_sm("90x"), 0);
+  EXPECT_EQ(parse_sm("compute_90"), 0);
+  EXPECT_EQ(launch(128, 0, 1, "only=90").only_sm, 90);
+  EXPECT_EQ(launch(128, 0, 1, "only=sm_90a").only_sm, 90);
+  EXPECT_EQ(launch(128, 0, 1, "from=sm_90").from_sm, 90);
+  EXPECT_THROW(launch(128, 0, 1, "only=gfx1100"), FormatError);
+}

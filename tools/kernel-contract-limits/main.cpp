@@ -56,13 +56,12 @@ int main(int argc, char** argv) {
     std::string s;
     std::istringstream in(sm_list);
     while (std::getline(in, s, ',')) {
-      if (s.rfind("sm_", 0) == 0) s = s.substr(3);
-      try {
-        cfg.sms.push_back(std::stoi(s));
-      } catch (...) {
-        std::cerr << "kernel-contract-limits: --sm '" << sm_list << "' is not a list of SM numbers\n";
+      const int sm = kc::limits::parse_sm(s);
+      if (!sm) {
+        std::cerr << "kernel-contract-limits: --sm '" << sm_list << "': '" << s << "' is not an SM (want 90, sm_90, 90a)\n";
         return 2;
       }
+      cfg.sms.push_back(sm);
     }
   }
   std::error_code ec;

@@ -31,6 +31,7 @@ struct Launch {
   bool optin = false, nonportable = false;
   uint64_t frame = 0;             // frame=<bytes> budget (0: any frame is reported)
   int from_sm = 0;                // from=<sm>: served only from that SM on (e.g. a cluster kernel, from=90)
+  int only_sm = 0;                // only=<sm>: served on that SM alone (e.g. a wgmma kernel of the sm_90a image)
   std::string control;            // control=<kind> ("" for a served launch)
   std::vector<std::string> flags; // every flag as written ("-" gives none)
   std::string where() const { return file + ":" + std::to_string(line); }
@@ -39,6 +40,9 @@ struct Launch {
 // Every non-empty row of a launches file's text; throws FormatError naming `name` and the line for a
 // cuda row with fewer than 7 columns (another backend's row: fewer than 4).
 std::vector<LaunchRow> parse_launch_rows(const std::string& text, const std::string& name);
+// An SM as written in a flag, a --sm list or CMake's architectures: 90, sm_90, 90a, 90a-real, 100f
+// (an arch-specific image serves its SM); 0 when it is none of these.
+int parse_sm(std::string s);
 // The common format of one row; throws FormatError naming the row on a bad number or flag.
 Launch parse_launch(const LaunchRow& row);
 
