@@ -86,8 +86,10 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
     const Accum& a = *spec.sums;
     double ulps = 0;
     for (const auto& x : a.ulps) ulps += x.ulps;
+    // A library function's documented ulp is one fp32 ulp of its result, up to 2u of it (at the
+    // bottom of a binade): 2u an ulp, as the rounding-point intervals count it (fp32_step).
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
-    c.a += (a.ops * u32 + a.mids * uo + ulps * u32) * (1 + uo);
+    c.a += (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
     if (with_gamma && a.summed) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;
