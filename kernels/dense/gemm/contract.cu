@@ -3,7 +3,7 @@
 // sm_90a, the wgmma kernel (gemm_sm90a.cuh, K steps of 64, 128 x 256 tiles, or 128 x 128 where
 // the 256-wide ones would leave half the SMs idle); everywhere else the mma.sync kernel (gemm.cuh,
 // 128 x 128 tiles, K steps of 32). The entry declares the tiles of the one this process runs (the
-// wgmma kernel's 128 x 128: gate 3's tile shapes all take it; the served 2,048-row shapes take
+// wgmma kernel's 128 x 128: gate 3's tile shapes all take it; the served 8,192-row shapes take
 // 128 x 256) and its launches.
 #include "../../common/cuda_contract.hpp"
 #include "gemm.cuh"
@@ -36,16 +36,16 @@ template <class Out> void run_gemm(const kc::Buffers& b) {
   else launch_gemm<Out>(b.ptr("x"), b.ptr("w"), y, M, N, K, kc::cu::stream_of(b));
 }
 
-// Prompt rows. The float64 reference of every case costs m n k, so the contract serves up to 2,048
-// rows and 4,096 x 4,096 weights; the kernels themselves have no size limit but K % 8 (bench/cuda/dense
-// times them to 8,192 rows and 14,336 columns).
+// Prompt rows: the issue's envelope, 17 to 8,192 rows, N and K from 64 to 16,384 (every cross of them,
+// up to 8,192 x 16,384 x 16,384; the float64 reference is a blocked GEMM on every core). The kernels
+// themselves have no size limit but K % 8.
 // The entry is built before the backend checks the loaded kernel's limits, so the shared-memory
 // opt-in is made here too (where no GPU is present the call fails quietly and the launch reports it).
 template <class Out> kc::Entry gemm_entry(kc::DType out) {
   (void)prepare<Out>();
   const bool wg = use_wgmma();
   return kc::dense::projection(out)
-      .served({{"m", {17, 512, 2048}}, {"n", {64, 2048, 4096}}, {"k", {64, 4096}}})
+      .served({{"m", {17, 512, 8192}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
       .tile("m", wg ? kc::gemm90::kBM : kBM, 1, 1)
       .tile("n", wg ? 128 : kBN, 1, 1)
       .tile("k", wg ? kc::gemm90::kBK : kBK, 8, 8)
