@@ -7,7 +7,8 @@
 # For each folder holding *.hip files, every `#include "<path>"` that names a .cu/.cuh gives the CUDA
 # launches.tsv beside that path; each cuda row becomes
 #   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
-# (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses).
+# (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses), plus
+# the scratch=<bytes> budget the hip row already declares, if any.
 # Folders whose .hip files include no CUDA source (the HIP gate 5 controls) are left alone.
 set -euo pipefail
 check=0
@@ -19,6 +20,9 @@ mapfile -t dirs < <(find kernels controls -name '*.hip' -printf '%h\n' | sort -u
 for d in "${dirs[@]}"; do
   out="$d/launches.tsv"
   rows=""
+  # A row's scratch=<bytes> budget is HIP's own fact (what clang-19 spills on RDNA), not the CUDA
+  # row's: it is kept from the row as it stands.
+  budgets=$( [ -f "$out" ] && awk '$1 == "hip" && match($NF, /scratch=[0-9]+/) { print $2, substr($NF, RSTART, RLENGTH) }' "$out" || true)
   for h in "$d"/*.hip; do
     inc=$(sed -n 's/^#include "\(.*\.cuh\?\)"$/\1/p' "$h" | head -1)
     [ -n "$inc" ] || continue
@@ -26,12 +30,13 @@ for d in "${dirs[@]}"; do
     [ -f "$src" ] || { echo "mirror: $h includes $inc but $src does not exist" >&2; exit 1; }
     rel=${h%.hip}
     image=${rel//\//.}
-    rows+=$(awk -v image="$image" '
+    rows+=$(awk -v image="$image" -v budgets="$budgets" '
+      BEGIN { n = split(budgets, b, "\n"); for (i = 1; i <= n; ++i) { split(b[i], kv, " "); keep[kv[1]] = kv[2] } }
       $1 == "cuda" {
         sym = $3; for (i = 4; i <= NF - 4; ++i) sym = sym " " $i
         gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
         if (sym ~ /^\(.*\)$/) sym = substr(sym, 2, length(sym) - 2)
-        printf "hip  %s  %s  %s  %s  image=%s\n", $2, sym, $(NF - 3), $(NF - 2), image
+        printf "hip  %s  %s  %s  %s  image=%s%s\n", $2, sym, $(NF - 3), $(NF - 2), image, ($2 in keep) ? "," keep[$2] : ""
       }' "$src")$'\n'
   done
   [ -n "$rows" ] || continue
