@@ -23,9 +23,9 @@
 #include "../../../kernels/affine/qmv/qmv.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemv/gemv.cuh"
-// -DKC_QMV_TRIAL='"file"': a header holding another qmv as kc::affine_trial::launch_qmv (e.g.
-// kernels/affine/qmv/trial/qmv_staged.cuh), timed beside the served one in the affine decode table
-// and checked against the same reference (a kernel change measured in one run).
+// -DKC_QMV_TRIAL='"file"': a header holding another qmv as kc::affine_trial::launch_qmv (e.g. the
+// staged-code qmv of commit 6ab27e2), timed beside the served one in the affine decode table and
+// checked against the same reference (a kernel change measured in one run).
 #if defined(KC_QMV_TRIAL)
 #include KC_QMV_TRIAL
 #endif
