@@ -21,10 +21,13 @@ class Console final : public Reporter {
     const char* c = "";
     if (color_) c = status_ok(e.status) ? "\033[32m" : "\033[31m";
     std::string where = e.shape.empty() ? "" : " at " + e.shape;
-    out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{}\n", c, status_name(e.status), color_ ? "\033[0m" : "",
-                        e.backend, e.entry, int(e.gate), gate_name(e.gate), e.why.empty() ? "" : " " + e.why,
-                        e.status == Status::pass || e.status == Status::na ? "" : where,
-                        e.detail.empty() ? "" : ": " + e.detail);
+    // Each line ends with the gate's time and goes out at once: a long run shows where its time goes,
+    // and a run cut off by a time limit still leaves every line it finished.
+    out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{} ({:.1f} s)\n", c, status_name(e.status),
+                        color_ ? "\033[0m" : "", e.backend, e.entry, int(e.gate), gate_name(e.gate),
+                        e.why.empty() ? "" : " " + e.why, e.status == Status::pass || e.status == Status::na ? "" : where,
+                        e.detail.empty() ? "" : ": " + e.detail, e.seconds)
+         << std::flush;
   }
   void note(const std::string& b, const std::string& text) override { out_ << "  " << b << ": " << text << "\n"; }
   void summary(const Summary& s) override { out_ << s.line() << "\n" << std::flush; }
