@@ -87,10 +87,38 @@ uint32_t nan_bits(double x, const Format& f) {
   return (sign << (total - 1)) | (exp_all << f.frac) | top;
 }
 
-uint32_t to_bits(double x, const Format& f, Round r) {
+// The usual case by integer steps on the double's bits (the harness rounds billions of values a run):
+// a result in f's normal range. Anything else (subnormal, overflow, zero, inf, NaN) returns false
+// and goes the general way; both give the same bits (tests/numeric compares them).
+bool to_bits_normal(double x, const Format& f, Round r, uint32_t& out) {
+  const uint64_t b = std::bit_cast<uint64_t>(x);
+  const int e = int((b >> 52) & 0x7ff) - 1023;
+  if (e < f.emin || e > f.emax) return false;
+  const bool neg = b >> 63;
+  const int shift = 52 - f.frac;
+  const uint64_t frac52 = b & ((uint64_t{1} << 52) - 1);
+  uint64_t m = frac52 >> shift;
+  const uint64_t rest = frac52 & ((uint64_t{1} << shift) - 1), half = uint64_t{1} << (shift - 1);
+  bool up;  // one more unit of magnitude
+  if (r == Round::nearest) up = rest > half || (rest == half && (m & 1));
+  else up = rest != 0 && (r == Round::up) != neg;  // directed: away from zero toward its side
+  int ex = e;
+  if (up && ++m == (uint64_t{1} << f.frac)) m = 0, ++ex;
+  if (ex > f.emax) return false;  // overflow: inf or max finite, by the general rule
+  const int bias = (1 << (f.exp_bits - 1)) - 1, total = 1 + f.exp_bits + f.frac;
+  out = (uint32_t(neg) << (total - 1)) | (uint32_t(ex + bias) << f.frac) | uint32_t(m);
+  return true;
+}
+
+uint32_t to_bits_general(double x, const Format& f, Round r) {
   if (std::isnan(x)) return nan_bits(x, f);
   if (std::isinf(x) || x == 0) return encode(x, f);
   return encode(round_finite(x, f, r), f);
+}
+
+uint32_t to_bits(double x, const Format& f, Round r) {
+  uint32_t bits;
+  return to_bits_normal(x, f, r, bits) ? bits : to_bits_general(x, f, r);
 }
 
 // A float NaN in format f from a float's bits (never through double: widening a signalling NaN
