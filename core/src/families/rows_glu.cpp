@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "kc/parallel.hpp"
 #include "rows_common.hpp"
 
 namespace kc::rows {
@@ -54,16 +55,31 @@ Entry glu(const Glu& f) {
     y.lo.resize(g.size());
     y.hi.resize(g.size());
     // g is bf16: its activation (value and interval) depends on its 16 bits alone, so each of the
-    // 65536 values is worked out once (large shapes repeat them millions of times).
+    // 65536 values is worked out once (large shapes repeat them millions of times): first which
+    // occur, then their activations, then every output, each step on every core.
     struct Act {
-      bool done = false;
-      double v;
+      double v = 0;
       Interval iv;
     };
+    const int64_t n = int64_t(g.size());
+    std::vector<uint16_t> bits(g.size());
+    kc::parallel_for(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) bits[size_t(i)] = to_bf16(g[size_t(i)], Round::nearest).bits;
+    }, 4096);
+    std::vector<char> used(65536, 0);
+    for (uint16_t b : bits) used[b] = 1;
     std::vector<Act> acts(65536);
-    for (size_t i = 0; i < g.size(); ++i) {
-      Act& a = acts[to_bf16(g[i], Round::nearest).bits];
-      if (!a.done) a = {true, f.act(g[i]), f.act_iv(c, Interval::point(g[i]))};
+    kc::parallel_for(65536, [&](int64_t lo, int64_t hi) {
+      for (int64_t b = lo; b < hi; ++b) {
+        if (!used[size_t(b)]) continue;
+        const double gv = from_bf16(bf16{uint16_t(b)});
+        acts[size_t(b)] = {f.act(gv), f.act_iv(c, Interval::point(gv))};
+      }
+    }, 256);
+    kc::parallel_for(n, [&](int64_t lo, int64_t hi) {
+    for (int64_t ii = lo; ii < hi; ++ii) {
+      const size_t i = size_t(ii);
+      const Act& a = acts[bits[i]];
       double w = bf(a.v * u[i]);
       y.want[i] = w;
       if (!std::isfinite(w)) {  // gate 1 compares classes; a non-finite want is its own interval
@@ -74,6 +90,7 @@ Entry glu(const Glu& f) {
       y.lo[i] = iv.nan ? -INFINITY : iv.lo;
       y.hi[i] = iv.nan ? INFINITY : iv.hi;
     }
+    }, 4096);
     return std::vector<Expected>{y};
   };
   return e;

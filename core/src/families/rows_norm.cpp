@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kc/parallel.hpp"
 #include "kc/spec.hpp"
 #include "rows_common.hpp"
 
@@ -116,14 +117,17 @@ Entry rms_norm(DType in, DType out, double eps) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     auto w = read(c, "w");
-    std::vector<double> y(x.size()), sq(size_t(d.cols));
-    for (int64_t r = 0; r < d.rows; ++r) {
+    std::vector<double> y(x.size());
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+    std::vector<double> sq(size_t(d.cols));
+    for (int64_t r = r0; r < r1; ++r) {
       const double* xr = x.data() + r * d.cols;
       for (int64_t j = 0; j < d.cols; ++j) sq[size_t(j)] = xr[j] * xr[j];
       double s = replay_sum(sq.data(), sq.size(), f, o);
       double inv = 1 / std::sqrt(s / double(d.cols) + eps);
       for (int64_t j = 0; j < d.cols; ++j) y[size_t(r * d.cols + j)] = xr[j] * inv * w[size_t(j)];
     }
+    }, std::max<int64_t>(1, 4096 / d.cols));
     return std::vector<std::vector<double>>{y};
   };
   return e;
@@ -186,9 +190,11 @@ Entry add_rms_norm(Residual form, double eps) {
     double g = exact ? 0 : gamma(depth_at(c));
     double after = after_sums_rel(c);
     Interval epsr = eps_range(eps);
+    // Rows are independent: on every core, each chunk of rows with its own scratch.
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
     std::vector<Interval> vi(size_t(d.cols));
     std::vector<double> vw(size_t(d.cols));
-    for (int64_t row = 0; row < d.rows; ++row) {
+    for (int64_t row = r0; row < r1; ++row) {
       size_t b = size_t(row * d.cols);
       double s = 0;
       Interval si = Interval::point(0);
@@ -223,6 +229,7 @@ Entry add_rms_norm(Residual form, double eps) {
         y.hi[i] = yi.nan ? INFINITY : yi.hi;
       }
     }
+    }, std::max<int64_t>(1, 4096 / d.cols));
     return std::vector<Expected>{h, y};
   };
   e.rig.simulate = [form, eps](const Case& c, SumFormat f, SumOrder o) {
@@ -230,8 +237,10 @@ Entry add_rms_norm(Residual form, double eps) {
     auto x = read(c, "x");
     auto r = read(c, "r");
     auto w = read(c, "w");
-    std::vector<double> h(x.size()), y(x.size()), v(size_t(d.cols)), sq(size_t(d.cols));
-    for (int64_t row = 0; row < d.rows; ++row) {
+    std::vector<double> h(x.size()), y(x.size());
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+    std::vector<double> v(size_t(d.cols)), sq(size_t(d.cols));
+    for (int64_t row = r0; row < r1; ++row) {
       size_t b = size_t(row * d.cols);
       for (int64_t j = 0; j < d.cols; ++j) {
         double sum = x[b + j] + r[b + j];
@@ -243,6 +252,7 @@ Entry add_rms_norm(Residual form, double eps) {
       double inv = 1 / std::sqrt(s / double(d.cols) + eps);
       for (int64_t j = 0; j < d.cols; ++j) y[b + j] = v[size_t(j)] * inv * w[size_t(j)];
     }
+    }, std::max<int64_t>(1, 4096 / d.cols));
     return std::vector<std::vector<double>>{h, y};
   };
   return e;

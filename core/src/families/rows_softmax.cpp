@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kc/parallel.hpp"
 #include "rows_common.hpp"
 
 namespace kc::rows {
@@ -50,7 +51,8 @@ Entry softmax(DType in, DType out) {
     y.want.resize(x.size());
     y.mag.resize(x.size());
     y.exact_sums = false;
-    for (int64_t r = 0; r < d.rows; ++r) {
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {  // rows are independent: every core
+    for (int64_t r = r0; r < r1; ++r) {
       const double* xr = x.data() + r * d.cols;
       double m = row_max(xr, d.cols), s = 0;
       for (int64_t j = 0; j < d.cols; ++j) s += std::exp(xr[j] - m);
@@ -60,19 +62,23 @@ Entry softmax(DType in, DType out) {
         y.mag[size_t(r * d.cols + j)] = std::fabs(v);
       }
     }
+    }, std::max<int64_t>(1, 4096 / d.cols));
     return std::vector<Expected>{y};
   };
   e.rig.simulate = [](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
-    std::vector<double> y(x.size()), t(size_t(d.cols));
-    for (int64_t r = 0; r < d.rows; ++r) {
+    std::vector<double> y(x.size());
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+    std::vector<double> t(size_t(d.cols));
+    for (int64_t r = r0; r < r1; ++r) {
       const double* xr = x.data() + r * d.cols;
       double m = row_max(xr, d.cols);
       for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = std::exp(xr[j] - m);
       double s = replay_sum(t.data(), t.size(), f, o);
       for (int64_t j = 0; j < d.cols; ++j) y[size_t(r * d.cols + j)] = t[size_t(j)] / s;
     }
+    }, std::max<int64_t>(1, 4096 / d.cols));
     return std::vector<std::vector<double>>{y};
   };
   return e;
