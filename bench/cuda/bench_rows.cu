@@ -35,15 +35,8 @@
 #include "kernels/rows/sum/sum.cuh"
 #include "kernels/rows/swiglu/swiglu.cuh"
 #include "kernels/rows/topk/topk.cuh"
+#include "bench_check.cuh"
 
-#define CK(x)                                                                                   \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, cudaGetErrorName(e_), cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 using namespace kc::cu;
 
@@ -110,10 +103,10 @@ __global__ void __launch_bounds__(256) copy16(const uint4* __restrict__ a, uint4
 }
 
 // ---- --exp-check: softmax's exp against float64, exhaustively -----------------------------------
-// Worst errors as fp32 bit patterns (non-negative floats order as their bits): [0] ex2 relative
-// error in units of 2^-24 where 2^t is normal, [1] its absolute error in units of 2^-149 below;
-// [2], [3] the same for exp_diff_ex2(x, m) over every pair of finite bf16 x <= m, [4], [5] for the
-// served exp_diff (expf); [6] a count of results that are not finite or negative.
+// Worst errors of the served exp_diff (expf) over every pair of finite bf16 x <= m, as fp32 bit
+// patterns (non-negative floats order as their bits): [0] relative error in units of 2^-24 where the
+// result is normal, [1] absolute error in units of 2^-149 below; [2] a count of results that are not
+// finite or negative, or nonzero past -110. (The ex2.approx forms this also checked: commit 14334cc.)
 // Worst errors of a thread, kept in registers and merged once (atomicMax on the bits).
 struct Worst2 {
   float rel = 0, abs = 0;
@@ -130,62 +123,43 @@ struct Worst2 {
     if (bad) atomicAdd(bad_count, bad);
   }
 };
-// Every fp32 t in [-150, 0]: t = -(bits as a float) for bits up to that of 150.
-__global__ void ex2_sweep(unsigned* w, unsigned top) {
-  Worst2 k;
-  for (unsigned b = blockIdx.x * blockDim.x + threadIdx.x; b <= top; b += gridDim.x * blockDim.x) {
-    const float t = -__uint_as_float(b);
-    k.judge(kc_ex2(t), exp2(double(t)));
-  }
-  k.merge(w, w + 6);
-}
 // A thread a value of m (bf16 bits) and a 1/64 slice of x: every finite x <= m with x - m >= -110
 // (below that both must give 0: counted as bad otherwise).
 __global__ void exp_pairs(unsigned* w) {
   const unsigned mb = blockIdx.x * blockDim.x + threadIdx.x;
   if (mb > 0xffffu || (mb & 0x7fffu) >= 0x7f80u) return;
   const float m = bf16_to_f32(uint16_t(mb));
-  Worst2 a, b;
+  Worst2 b;
   unsigned bad = 0;
   for (unsigned xb = blockIdx.y * 1024; xb < blockIdx.y * 1024 + 1024; ++xb) {
     if ((xb & 0x7fffu) >= 0x7f80u) continue;
     const float x = bf16_to_f32(uint16_t(xb));
     if (!(x <= m)) continue;
     if (double(x) - double(m) < -110) {
-      if (exp_diff_ex2(x, m) != 0.f || exp_diff(x, m) > 0x1p-149f) ++bad;
+      if (exp_diff(x, m) > 0x1p-149f) ++bad;
       continue;
     }
     const double want = exp(double(x) - double(m));
-    a.judge(exp_diff_ex2(x, m), want);
     b.judge(exp_diff(x, m), want);
   }
-  a.merge(w + 2, w + 6);
-  b.merge(w + 4, w + 6);
-  if (bad) atomicAdd(w + 6, bad);
+  b.merge(w, w + 2);
+  if (bad) atomicAdd(w + 2, bad);
 }
 static int exp_check() {
   unsigned* w;
-  CK(cudaMalloc(&w, 8 * sizeof(unsigned)));
-  CK(cudaMemset(w, 0, 8 * sizeof(unsigned)));
-  float top = 150.f;
-  unsigned topb;
-  std::memcpy(&topb, &top, 4);
-  ex2_sweep<<<4096, 256>>>(w, topb);
+  CK(cudaMalloc(&w, 4 * sizeof(unsigned)));
+  CK(cudaMemset(w, 0, 4 * sizeof(unsigned)));
   exp_pairs<<<dim3(256, 64), 256>>>(w);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
-  unsigned h[8];
+  unsigned h[4];
   CK(cudaMemcpy(h, w, sizeof h, cudaMemcpyDeviceToHost));
   auto f = [](unsigned b) { float v; std::memcpy(&v, &b, 4); return double(v); };
-  std::printf("ex2.approx.f32 t in [-150,0]: worst rel %.4f x 2^-24 (normal results), worst abs %.4f x 2^-149 (subnormal)\n",
-              f(h[0]), f(h[1]));
-  std::printf("exp_diff_ex2 all finite bf16 x<=m: worst rel %.4f x 2^-24 (normal), worst abs %.4f x 2^-149 (subnormal)\n",
-              f(h[2]), f(h[3]));
   std::printf("exp_diff (expf) all finite bf16 x<=m: worst rel %.4f x 2^-24 (normal), worst abs %.4f x 2^-149 (subnormal)\n",
-              f(h[4]), f(h[5]));
-  std::printf("non-finite or negative results, or nonzero past -110: %u\n", h[6]);
+              f(h[0]), f(h[1]));
+  std::printf("non-finite or negative results, or nonzero past -110: %u\n", h[2]);
   CK(cudaFree(w));
-  return h[6] == 0 ? 0 : 1;
+  return h[2] == 0 ? 0 : 1;
 }
 
 template <class T>
@@ -263,21 +237,6 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
       row("softmax/bf16_long", "served online", R, C,
           time_us([&](int i) { launch_softmax_long(x[i], y16[i], R, C, st); }), 2 * X);
   }
-  // The register-kept form with the exp as one ex2.approx (exps kept, or computed twice and not
-  // kept) at the served shape, beside the served (expf) one.
-  if (C <= kMaxCols) {
-    const char* sm = C <= 4096 ? "softmax/bf16" : "softmax/bf16_long";
-    row(sm, "ex2-form " + tag(reg_shape(C)), R, C,
-        time_us([&](int i) { launch_softmax_vec_form<kSmxEx2>(x[i], y16[i], R, C, st); }), 2 * X);
-    row(sm, "ex2-recompute-form " + tag(reg_shape(C)), R, C,
-        time_us([&](int i) { launch_softmax_vec_form<kSmxEx2Recompute>(x[i], y16[i], R, C, st); }), 2 * X);
-  }
-  // The pipelined register-kept form (not served): `per` row groups a block, the next one loading
-  // while the current one computes.
-  if (reg_shape(C).vpt <= 4)
-    for (int per : {2, 4})
-      row(C <= 4096 ? "softmax/bf16" : "softmax/bf16_long", "pipe per=" + std::to_string(per) + " " + tag(reg_shape(C)), R, C,
-          time_us([&](int i) { launch_softmax_vec_pipe(x[i], y16[i], R, C, st, 0, per); }), 2 * X);
   // The online form (re-reads the row) at this width, for comparison with the register-kept one.
   if (C <= kMaxCols)
     row("softmax/online_form", "tpr=" + std::to_string(row_shape(C).tpr), R, C,

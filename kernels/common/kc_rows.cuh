@@ -234,43 +234,6 @@ __device__ __forceinline__ float exp_diff(float x, float m) {
   return fabsf(d) <= 3.4e38f ? c : e;
 }
 
-// 2^t: nvcc the ex2.approx.f32 instruction (no .ftz: a subnormal result stays one); HIP exp2f.
-__device__ __forceinline__ float kc_ex2(float t) {
-#if defined(__CUDA_ARCH__)
-  float r;
-  asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(t));
-  return r;
-#else
-  return exp2f(t);
-#endif
-}
-
-// e^(x - m) for the softmax rows, from one ex2 in place of expf's range reduction (the benchmark's
-// ex2 forms; measured on the H200 no faster than exp_diff in softmax, so not served): d = x - m and its rounding r (TwoSum, exact: d + r == x - m); t = d * L (L = log2 e to
-// fp32) and the rest of d log2 e, lo = (d L - t, exact by fma) + d (log2 e - L), to ~2^-40
-// relative; then c = 2^t (1 + lo ln2 + r) in one fma. What is left is ex2's error, the final
-// fma's rounding and the dropped second-order terms (|lo ln2 + r| < 2^-16: below 2^-32 relative).
-// A difference of -inf (x = -inf, or |x - m| past fp32) gives 2^t = 0 with a NaN correction: max
-// with 0 makes it 0. A NaN or +inf anywhere in the row is not handled here: the caller makes a row
-// whose max is not finite all NaN (softmax_row_class), as float64 does.
-__device__ __forceinline__ float exp_diff_ex2(float x, float m) {
-  constexpr float kL = 0x1.715476p+0f;     // log2 e rounded to fp32
-  constexpr float kLlo = 0x1.4ae0c0p-26f;  // log2 e - kL (to 2^-50)
-  constexpr float kLn2 = 0x1.62e430p-1f;   // ln 2 rounded to fp32
-  const float d = x - m;
-  const float bb = d - x;
-  const float r = (x - (d - bb)) + (-m - bb);
-  const float t = d * kL;
-  const float lo = fmaf(d, kLlo, fmaf(d, kL, -t));
-  const float e = kc_ex2(t);
-  return fmaxf(fmaf(e, fmaf(lo, kLn2, r), e), 0.f);
-}
-// The row's sum once its max m is known: a row whose max is NaN (a NaN in it), +inf (inf - inf at
-// that term) or -inf (every term -inf - -inf) is NaN throughout in float64; a NaN sum makes it so.
-__device__ __forceinline__ float softmax_row_class(float s, float m) {
-  return fabsf(m) <= 3.4028235e38f ? s : __int_as_float(0x7fc00000);
-}
-
 // Visits a thread's vectors c = t, t + tpr, ... below nvec in order, loading U of them before it
 // uses any, so each thread keeps U 16-byte loads in flight; the order of use is unchanged.
 template <int U = kInFlight, class Load, class Use>

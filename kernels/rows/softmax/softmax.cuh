@@ -6,9 +6,8 @@
 //   keeps a running (max, sum) a thread (the sum rescaled when the max grows), the pairs merge over the group, a
 //   second pass (from cache) writes y.
 // Both keep NaN (a NaN max gives a NaN row) and the infinities' classes as float64 does.
-// kc_softmax_vec_form: forms the benchmark compares with the served one (not served): the exp as one
-//   ex2.approx (exp_diff_ex2, kc_rows.cuh), the exps kept or computed twice. Measured on the H200
-//   (kernels/rows/softmax/h200_ex2_form.txt): no faster than the served expf form.
+// Other forms measured on the H200 and not adopted (an ex2.approx exp, exps recomputed, the next
+// row's loads in flight): kernels/rows/softmax/h200_ex2_form.txt; their source is in commit 14334cc.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -16,10 +15,7 @@ namespace kc::cu {
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
 // once a value (kept), group sum, y. Every thread of the block calls it; red/red2 are one array a
 // reduction, so no barrier frees one for the next (a caller that calls again syncs first).
-// FORM: kSmxServed (exp_diff, the exps kept); for the benchmark only, kSmxEx2 (exp_diff_ex2, kept)
-// and kSmxEx2Recompute (exp_diff_ex2 twice a value, the exps not kept: fewer registers).
-enum SmxForm { kSmxServed, kSmxEx2, kSmxEx2Recompute };
-template <int VPT, int FORM = kSmxServed>
+template <int VPT>
 __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
                                               int tpr, int nvec, float* red, float* red2) {
   float m = -kInf;
@@ -33,8 +29,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
   }
   m = group_all<false>(m, red, tpr, MaxNan());
   // exp(x - max) once, kept in registers for the write.
-  constexpr bool EX2 = FORM != kSmxServed, KEEP = FORM != kSmxEx2Recompute;
-  float e[KEEP ? VPT : 1][8];
+  float e[VPT][8];
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
@@ -43,28 +38,20 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     unpack8(v[i], f);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float ej = ok ? (EX2 ? exp_diff_ex2(f[j], m) : exp_diff(f[j], m)) : 0.f;
-      if (KEEP) e[KEEP ? i : 0][j] = ej;
+      const float ej = ok ? exp_diff(f[j], m) : 0.f;
+      e[i][j] = ej;
       s += ej;
     }
   }
   s = group_all<false>(s, red2, tpr, Add());
-  if (EX2) s = softmax_row_class(s, m);
   const float inv = 1.0f / s;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
     if (!(live && c < nvec)) continue;
     float o[8];
-    if (KEEP) {
 #pragma unroll
-      for (int j = 0; j < 8; ++j) o[j] = e[KEEP ? i : 0][j] * inv;
-    } else {
-      float f[8];
-      unpack8(v[i], f);
-#pragma unroll
-      for (int j = 0; j < 8; ++j) o[j] = exp_diff_ex2(f[j], m) * inv;
-    }
+    for (int j = 0; j < 8; ++j) o[j] = e[i][j] * inv;
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + row * nvec + c), o);
   }
 }
@@ -91,48 +78,6 @@ kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int
   kc_u4 v[VPT];
   softmax_load(v, x, row, live, t, tpr, nvec);
   softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
-}
-
-// The benchmark's other forms of kc_softmax_vec (not served): FORM kSmxEx2 or kSmxEx2Recompute.
-template <int VPT, int FORM>
-__global__ void __launch_bounds__(256)
-kc_softmax_vec_form(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
-  using namespace kc::cu;
-  __shared__ float red[8], red2[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
-  kc_u4 v[VPT];
-  softmax_load(v, x, row, live, t, tpr, nvec);
-  softmax_group<VPT, FORM>(v, y, row, live, t, tpr, nvec, red, red2);
-}
-
-// A variant the benchmark compares (not served): a block takes `per` consecutive row groups and
-// loads the next group's vectors before it computes the current one, so loads stay in flight
-// while the exps run. Same arithmetic a row as kc_softmax_vec.
-template <int VPT>
-__global__ void __launch_bounds__(256)
-kc_softmax_vec_pipe(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr, int per) {
-  using namespace kc::cu;
-  __shared__ float red[8], red2[8];
-  const int t = threadIdx.x % tpr, rpb = kBlock / tpr;
-  const int nvec = cols / 8;
-  const long g0 = long(blockIdx.x) * per;
-  kc_u4 v[VPT], nxt[VPT];
-  long row = g0 * rpb + threadIdx.x / tpr;
-  softmax_load(v, x, row, row < rows, t, tpr, nvec);
-  for (int k = 0; k < per; ++k) {
-    const long nrow = row + rpb;
-    const bool more = k + 1 < per;
-    if (more) softmax_load(nxt, x, nrow, nrow < rows, t, tpr, nvec);
-    softmax_group(v, y, row, row < rows, t, tpr, nvec, red, red2);
-    if (!more) break;
-#pragma unroll
-    for (int i = 0; i < VPT; ++i) v[i] = nxt[i];
-    row = nrow;
-    __syncthreads();  // red and red2 are read before the next group writes them
-  }
 }
 
 namespace kc::cu {
@@ -208,34 +153,6 @@ inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaS
     default: kc_softmax_vec<8><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
   }
 }
-// The benchmark's other forms, same shapes as launch_softmax_vec.
-template <int FORM>
-inline void launch_softmax_vec_form(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
-  RowShape s = reg_shape(cols, tpr);
-  if (s.vpt > kMaxVpt) s = reg_shape(cols);
-  const dim3 grid((rows + s.rpb - 1) / s.rpb);
-  auto xv = static_cast<const kc_u4*>(x);
-  auto yv = static_cast<kc_u4*>(y);
-  switch (s.vpt) {
-    case 1: kc_softmax_vec_form<1, FORM><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    case 2: kc_softmax_vec_form<2, FORM><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    case 4: kc_softmax_vec_form<4, FORM><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    default: kc_softmax_vec_form<8, FORM><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-  }
-}
-// The benchmark's pipelined variant: `per` row groups a block (VPT 1, 2 or 4).
-inline void launch_softmax_vec_pipe(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr, int per) {
-  const RowShape s = reg_shape(cols, tpr);
-  const long groups = (rows + s.rpb - 1) / s.rpb;
-  const dim3 grid(unsigned((groups + per - 1) / per));
-  auto xv = static_cast<const kc_u4*>(x);
-  auto yv = static_cast<kc_u4*>(y);
-  switch (s.vpt) {
-    case 1: kc_softmax_vec_pipe<1><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
-    case 2: kc_softmax_vec_pipe<2><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
-    default: kc_softmax_vec_pipe<4><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr, per); break;
-  }
-}
 inline void launch_softmax_online(const void* x, void* y, int rows, int cols, cudaStream_t st) {
   const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
   kc_softmax_online<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), static_cast<kc_u4*>(y),
@@ -250,7 +167,7 @@ inline void launch_softmax_long(const void* x, void* y, int rows, int cols, cuda
     launch_softmax_online(x, y, rows, cols, st);
 }
 // The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 6 roundings of
-// 2^-24, expf's declared 4 with the fma and the multiply) for each of its vectors, and each merge
+// 2^-24: expf's declared 2 ulp, counted as 4, with the fma and the multiply) for each of its vectors, and each merge
 // level (5 warp, up to 7 group) the same plus an add.
 constexpr double online_depth(long cols) {
   const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
