@@ -23,6 +23,7 @@
 #include "../../../kernels/affine/qmv/qmv.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemv/gemv.cuh"
+#include "../bench_check.cuh"
 // -DKC_QMV_TRIAL='"file"': a header holding another qmv as kc::affine_trial::launch_qmv (e.g. the
 // staged-code qmv of commit 6ab27e2), timed beside the served one in the affine decode table and
 // checked against the same reference (a kernel change measured in one run).
@@ -30,22 +31,6 @@
 #include KC_QMV_TRIAL
 #endif
 
-#define CK(x)                                                                             \
-  do {                                                                                    \
-    cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
-#define CB(x)                                                                  \
-  do {                                                                         \
-    cublasStatus_t s_ = (x);                                                   \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                         \
-      std::fprintf(stderr, "%s:%d %s: cublas %d\n", __FILE__, __LINE__, #x, int(s_)); \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 

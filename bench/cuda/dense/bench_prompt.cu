@@ -24,23 +24,8 @@
 #include "../../../kernels/affine/qmm/qmm_ws_sm90a.cuh"
 #include "../../../kernels/dense/gemm/gemm.cuh"
 #include "../../../kernels/dense/gemm/gemm_sm90a.cuh"
+#include "../bench_check.cuh"
 
-#define CK(...)                                                                                 \
-  do {                                                                                          \
-    cudaError_t e_ = (__VA_ARGS__);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #__VA_ARGS__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
-#define CB(x)                                                                     \
-  do {                                                                            \
-    cublasStatus_t s_ = (x);                                                      \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                            \
-      std::fprintf(stderr, "%s:%d %s: cublas %d\n", __FILE__, __LINE__, #x, int(s_)); \
-      std::exit(1);                                                               \
-    }                                                                             \
-  } while (0)
 
 namespace {
 
