@@ -22,6 +22,15 @@ bool status_ok(Status s) {
   return s == Status::pass || s == Status::known || s == Status::control_red || s == Status::na;
 }
 
+std::string Phases::str() const {
+  std::string s;
+  const std::pair<const char*, double> all[] = {{"inputs", inputs}, {"upload", upload},       {"kernel", kernel},
+                                                {"fetch", fetch},   {"reference", reference}, {"check", check}};
+  for (const auto& [name, t] : all)
+    if (t >= 0.05) s += fmt::format("{}{} {:.1f} s", s.empty() ? "" : ", ", name, t);
+  return s;
+}
+
 std::string Summary::line() const {
   std::string s = fmt::format("SUMMARY backend={}", backend);
   if (!absent.empty())

@@ -31,8 +31,16 @@ void note(std::vector<Reporter*>& reps, const std::string& backend, const std::s
 }
 
 json to_json(const GateEvent& e) {
-  return {{"t", "gate"},  {"entry", e.entry}, {"gate", int(e.gate)},   {"status", int(e.status)},
-          {"why", e.why}, {"shape", e.shape}, {"detail", e.detail}, {"seconds", e.seconds}};
+  const Phases& p = e.phases;
+  return {{"t", "gate"},
+          {"entry", e.entry},
+          {"gate", int(e.gate)},
+          {"status", int(e.status)},
+          {"why", e.why},
+          {"shape", e.shape},
+          {"detail", e.detail},
+          {"seconds", e.seconds},
+          {"phases", {p.inputs, p.upload, p.kernel, p.fetch, p.reference, p.check}}};
 }
 
 GateEvent from_json(const json& j, const std::string& backend) {
@@ -42,6 +50,9 @@ GateEvent from_json(const json& j, const std::string& backend) {
   GateEvent e{backend, j.at("entry").get<std::string>(), Gate(g), Status(st), j.at("why").get<std::string>(),
               j.at("shape").get<std::string>(), j.at("detail").get<std::string>()};
   e.seconds = j.at("seconds").get<double>();
+  const auto p = j.at("phases").get<std::vector<double>>();
+  if (p.size() != 6) throw Error(fmt::format("{} phase times, not 6", p.size()));
+  e.phases = {p[0], p[1], p[2], p[3], p[4], p[5]};
   return e;
 }
 

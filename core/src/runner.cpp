@@ -92,6 +92,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
                                                                    {Gate::sums, detail::gate_sums}};
   for (const auto& [g, fn] : gates) {
     auto t0 = std::chrono::steady_clock::now();
+    ctx.phases = {};
     Outcome o;
     bool crashed = false;
     try {
@@ -105,6 +106,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     ev.status = crashed ? Status::error : judge(e.spec, g, o, ev.detail);
     if (crashed) ev.detail = o.detail;  // what threw, e.g. the backend saying its device is lost
     ev.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ev.phases = ctx.phases;
     for (const auto& n : o.notes) note(reps, b.name(), fmt::format("{} gate {}: {}", reg.name, int(g), n));
     if (opt.repro && o.failed && !crashed && o.why != Why::fault && o.why != Why::hang) {
       try {

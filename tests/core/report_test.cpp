@@ -65,3 +65,43 @@ TEST(Report, ConsolePrintsALinePerGateAndTheSummary) {
   EXPECT_NE(text.find("SUMMARY backend=cpu kernels=0/0 known=0 controls=1/1 limit_problems=0 errors=0"), std::string::npos)
       << text;
 }
+
+// Each gate's time is split by phase: the phases are measured (a gate that ran a kernel spent time
+// launching it), they never add up to more than the gate's time, and the JSON carries them.
+TEST(Report, GateTimesSplitByPhase) {
+  kc::RunResult r;
+  std::string js = render("json", "toy/scale/ok", &r);
+  ASSERT_EQ(r.events.size(), 4u);
+  for (const auto& e : r.events) {
+    const kc::Phases& p = e.phases;
+    double sum = p.inputs + p.upload + p.kernel + p.fetch + p.reference + p.check;
+    EXPECT_LE(sum, e.seconds + 1e-6) << kc::gate_name(e.gate);
+    if (e.status == kc::Status::pass) {
+      EXPECT_GT(p.inputs, 0) << kc::gate_name(e.gate);
+      EXPECT_GT(p.kernel, 0) << kc::gate_name(e.gate);
+    }
+  }
+  auto doc = nlohmann::json::parse(js);
+  const auto& ev = doc["backends"][0]["events"][2];
+  EXPECT_EQ(ev["gate"], 3);
+  EXPECT_DOUBLE_EQ(ev["phases"]["reference"].get<double>(), r.events[2].phases.reference);
+  EXPECT_GT(ev["phases"]["reference"].get<double>(), 0);
+}
+
+// The console names where a gate of a second or more spent its time; phases under 0.05 s are left out.
+TEST(Report, ConsoleSaysWhereASlowGatesTimeWent) {
+  kc::Phases p;
+  p.inputs = 1.25, p.reference = 4.0, p.check = 0.01;
+  EXPECT_EQ(p.str(), "inputs 1.2 s, reference 4.0 s");
+  std::ostringstream out;
+  auto rep = kc::make_reporter("console", out);
+  kc::GateEvent slow{"cpu", "toy/x", kc::Gate::shapes, kc::Status::pass, "", "", "9 shapes"};
+  slow.seconds = 5.5;
+  slow.phases = p;
+  kc::GateEvent quick = slow;
+  quick.seconds = 0.5;
+  rep->gate(slow);
+  rep->gate(quick);
+  EXPECT_NE(out.str().find("gate3 shapes: 9 shapes (5.5 s: inputs 1.2 s, reference 4.0 s)\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("gate3 shapes: 9 shapes (0.5 s)\n"), std::string::npos) << out.str();
+}

@@ -23,6 +23,13 @@ enum class Status : uint8_t {
 const char* status_name(Status s);
 bool status_ok(Status s);  // pass, known, control_red, na
 
+// Where a gate's time went, in seconds: making inputs, moving them to the device, the launches,
+// fetching outputs (with guard checks), float64 references (and gate 4's replays), comparing.
+struct Phases {
+  double inputs = 0, upload = 0, kernel = 0, fetch = 0, reference = 0, check = 0;
+  std::string str() const;  // "inputs 1.2 s, upload 0.3 s, ..."; phases under 0.05 s left out
+};
+
 // One gate's verdict on one entry.
 struct GateEvent {
   std::string backend, entry;
@@ -32,6 +39,7 @@ struct GateEvent {
   std::string shape;    // where it failed (or the last shape checked)
   std::string detail;   // worst output: index, want, got, bound; margins; control reason
   double seconds = 0;
+  Phases phases{};
 };
 
 struct Summary {

@@ -32,6 +32,7 @@ std::vector<Shape> extreme_shapes(const Spec& spec) {
 }
 
 Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f) {
+  Timed t(ctx.phases.inputs);
   Case c(s, f, ctx.case_seed(g, s, f));
   c.spec = &ctx.entry.spec;
   ctx.entry.rig.prepare(c);
@@ -41,8 +42,12 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f) {
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn,
              const Case* inputs) {
   Ran r{inputs ? *inputs : prepare_case(ctx, g, s, f), std::nullopt};
+  auto t0 = Clock::now();
   DeviceCase dev(ctx.backend, ctx.entry.spec, r.c);
+  ctx.phases.upload += seconds_since(t0);
+  t0 = Clock::now();
   SyncResult res = dev.launch(fn ? *fn : ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+  ctx.phases.kernel += seconds_since(t0);
   if (res.kind != SyncResult::ok) {
     Outcome o;
     o.failed = true;
@@ -56,8 +61,10 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
     r.problem = o;
     return r;
   }
+  t0 = Clock::now();
   dev.fetch(r.c);
   auto guards = dev.broken_guards();
+  ctx.phases.fetch += seconds_since(t0);
   if (!guards.empty()) {
     Outcome o;
     o.failed = true;

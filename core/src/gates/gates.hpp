@@ -1,5 +1,6 @@
 // Gates 1-4 (one file each) and what they share. Internal to core.
 #pragma once
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +27,26 @@ struct GateCtx {
   const Entry& entry;
   const RunOptions& opt;
   uint64_t run = 0;  // counts launches: each gets its own poison
+  Phases phases{};   // the current gate's time, by phase (the runner resets it per gate)
   uint64_t case_seed(Gate g, const Shape& s, const Fill& f) const;
+};
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Adds the time from its construction to its end to one phase: `Timed t(ctx.phases.reference);`.
+class Timed {
+ public:
+  explicit Timed(double& acc) : acc_(acc), t0_(Clock::now()) {}
+  ~Timed() { acc_ += seconds_since(t0_); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& acc_;
+  Clock::time_point t0_;
 };
 
 // A case run once: the case with its outputs, or the problem that stopped it.

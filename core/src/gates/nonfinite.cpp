@@ -30,13 +30,20 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
     return o;
   };
   if (rig.rule) {
+    Timed t(ctx.phases.check);
     std::string m = rig.rule(r.c);
     if (!m.empty()) return fail(Why::rule_broken, fmt::format("{} (plant {})", m, plant_text(rig, f)));
     return o;
   }
   size_t bad = 0, total = 0;
   std::string first;
-  for (const auto& e : rig.reference(r.c)) {
+  std::vector<Expected> want;
+  {
+    Timed t(ctx.phases.reference);
+    want = rig.reference(r.c);
+  }
+  Timed t(ctx.phases.check);
+  for (const auto& e : want) {
     const HostBuffer& hb = r.c.buffer(e.name);
     if (e.want.size() != hb.decl.count)
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", ctx.entry.spec.name, e.name,

@@ -23,21 +23,29 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
     o.fail_fill = f;
     return o;
   };
+  auto t0 = Clock::now();
   DeviceCase dev(ctx.backend, ctx.entry.spec, c);
+  ctx.phases.upload += seconds_since(t0);
   if (auto ov = dev.overlaps(); !ov.empty()) return fail(Why::overlap, ov.front());
   std::vector<std::vector<std::byte>> first;
   for (int k = 0; k < repeat_runs; ++k) {
+    t0 = Clock::now();
     SyncResult res = dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+    ctx.phases.kernel += seconds_since(t0);
     if (res.kind != SyncResult::ok) {
       std::string rec = ctx.backend.recover();
       return fail(res.kind == SyncResult::hang ? Why::hang : Why::fault,
                   fmt::format("run {} of {}: {}{}", k + 1, repeat_runs, res.error,
                               rec.empty() ? "" : "; the device could not be recovered: " + rec));
     }
+    t0 = Clock::now();
     dev.fetch(c);
-    if (auto g = dev.broken_guards(); !g.empty()) return fail(Why::guard_broken, fmt::format("run {}: {}", k + 1, g.front()));
-    if (auto in = dev.changed_inputs(); !in.empty())
-      return fail(Why::input_changed, fmt::format("after run {}: {}", k + 1, in.front()));
+    auto guards = dev.broken_guards();
+    auto changed = dev.changed_inputs();
+    ctx.phases.fetch += seconds_since(t0);
+    if (!guards.empty()) return fail(Why::guard_broken, fmt::format("run {}: {}", k + 1, guards.front()));
+    if (!changed.empty()) return fail(Why::input_changed, fmt::format("after run {}: {}", k + 1, changed.front()));
+    Timed t(ctx.phases.check);
     std::vector<std::vector<std::byte>> now;
     for (const auto& b : c.buffers())
       if (b.decl.role != Role::in) now.push_back(b.bytes);

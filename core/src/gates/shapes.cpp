@@ -17,6 +17,7 @@ static Outcome bit_equal(GateCtx& ctx, const Case& mine, const Shape& s, const F
     o.detail = "the replaced kernel (" + ctx.entry.spec.replaces + "): " + o.detail;
     return o;
   }
+  Timed t(ctx.phases.check);
   for (const auto& b : mine.buffers()) {
     if (b.decl.role == Role::in) continue;
     const HostBuffer& t = theirs.c.buffer(b.decl.name);
@@ -41,7 +42,13 @@ Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f) {
   Ran r = run_case(ctx, Gate::shapes, s, f);
   if (r.problem) return *r.problem;
   if (ctx.entry.rig.replaced) return bit_equal(ctx, r.c, s, f);
-  return compare(ctx.entry.spec, r.c, ctx.entry.rig.reference(r.c), true);
+  std::vector<Expected> want;
+  {
+    Timed t(ctx.phases.reference);
+    want = ctx.entry.rig.reference(r.c);
+  }
+  Timed t(ctx.phases.check);
+  return compare(ctx.entry.spec, r.c, want, true);
 }
 
 Outcome gate_shapes(GateCtx& ctx) {

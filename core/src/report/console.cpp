@@ -23,10 +23,13 @@ class Console final : public Reporter {
     std::string where = e.shape.empty() ? "" : " at " + e.shape;
     // Each line ends with the gate's time and goes out at once: a long run shows where its time goes,
     // and a run cut off by a time limit still leaves every line it finished.
-    out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{} ({:.1f} s)\n", c, status_name(e.status),
+    // A gate of a second or more also says where its time went.
+    std::string took = fmt::format("{:.1f} s", e.seconds);
+    if (e.seconds >= 1 && !e.phases.str().empty()) took += ": " + e.phases.str();
+    out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{} ({})\n", c, status_name(e.status),
                         color_ ? "\033[0m" : "", e.backend, e.entry, int(e.gate), gate_name(e.gate),
                         e.why.empty() ? "" : " " + e.why, e.status == Status::pass || e.status == Status::na ? "" : where,
-                        e.detail.empty() ? "" : ": " + e.detail, e.seconds)
+                        e.detail.empty() ? "" : ": " + e.detail, took)
          << std::flush;
   }
   void note(const std::string& b, const std::string& text) override { out_ << "  " << b << ": " << text << "\n"; }

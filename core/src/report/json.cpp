@@ -7,6 +7,11 @@
 namespace kc {
 namespace {
 
+nlohmann::json phases_json(const Phases& p) {
+  return {{"inputs", p.inputs}, {"upload", p.upload},       {"kernel", p.kernel},
+          {"fetch", p.fetch},   {"reference", p.reference}, {"check", p.check}};
+}
+
 class Json final : public Reporter {
  public:
   explicit Json(std::ostream& out) : out_(out) {}
@@ -27,7 +32,8 @@ class Json final : public Reporter {
                                                  {"why", e.why},
                                                  {"shape", e.shape},
                                                  {"detail", e.detail},
-                                                 {"seconds", e.seconds}});
+                                                 {"seconds", e.seconds},
+                                                 {"phases", phases_json(e.phases)}});
   }
   void note(const std::string& /*backend*/, const std::string& text) override {
     if (!doc_["backends"].empty()) doc_["backends"].back()["notes"].push_back(text);
