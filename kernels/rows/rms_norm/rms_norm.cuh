@@ -3,8 +3,13 @@
 //   32..256 threads a row (reg_shape: up to 4 vectors a thread, all loaded at once), sum of squares
 //   by warp butterfly then the group's warps in order. cols % 8 == 0, cols <= 16,384. Out: float
 //   (each store filling whole sectors: store8_f32_pair), Bf16Out or F16Out.
-// kc_rms_norm_tree: any width, 2-byte loads, one block a row, the sum of squares by a 256-leaf
-//   shared-memory tree; reads the row twice (the second read from cache). fp32 out.
+// kc_rms_norm_tree<R>: any width, 2-byte loads, one block of 256 threads a row, the sum of squares
+//   by a 256-leaf binary tree (warp butterflies, then the 8 warps' sums through shared memory). A
+//   thread keeps its first R values in registers (R = 16, 32 or 64: the fewest that hold the row, to
+//   16,384 wide), so the row is read once; only values past 256 R are read again. fp32 out.
+//   H200 (bench/cuda/h200_rows.txt): 98%, 84% and 75% of copy bandwidth at 4,096, 8,192 and 16,384
+//   wide, from 92%, 81% and 66% when every thread read its row twice; 512 threads a row at 16,384
+//   (more warps an SM) measured no faster (74%).
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -56,30 +61,45 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
   }
 }
 
+template <int R>
 __global__ void __launch_bounds__(256)
 kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w, float* __restrict__ y, int cols,
                  float eps) {
   using namespace kc::cu;
-  __shared__ float tree[256];
+  __shared__ float tree[8];
   const long row = blockIdx.x;
   const uint16_t* xr = x + row * cols;
-  float ss = 0.f;
-#pragma unroll 8
-  for (int c = threadIdx.x; c < cols; c += 256) {
-    const float f = bf16_to_f32(xr[c]);
-    ss = fmaf(f, f, ss);
-  }
-  tree[threadIdx.x] = ss;
-  __syncthreads();
+  // Every load of the kept values is issued before the first is used (each holds a register while
+  // in flight, so R sets the registers). The sum's order is the thread's columns ascending (a value
+  // past the row is 0, and fmaf(0, 0, ss) leaves ss as it is).
+  float f[R];
 #pragma unroll
-  for (int s = 128; s > 0; s >>= 1) {
-    if (int(threadIdx.x) < s) tree[threadIdx.x] += tree[threadIdx.x + s];
-    __syncthreads();
+  for (int i = 0; i < R; ++i) {
+    const int c = threadIdx.x + 256 * i;
+    f[i] = c < cols ? bf16_to_f32(xr[c]) : 0.f;
   }
-  const float inv = rsqrtf(tree[0] / float(cols) + eps);
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < R; ++i) ss = fmaf(f[i], f[i], ss);
+  for (int c = threadIdx.x + 256 * R; c < cols; c += 256) {
+    const float v = bf16_to_f32(xr[c]);
+    ss = fmaf(v, v, ss);
+  }
+  // The 256 sums meet in a binary tree of 8 levels: 5 within the warp (butterfly: every lane ends
+  // with its warp's sum), then the 8 warps' sums pairwise, read by every thread (one barrier).
+#pragma unroll
+  for (int m = 16; m >= 1; m >>= 1) ss += __shfl_xor_sync(KC_FULL_MASK, ss, m);
+  if ((threadIdx.x & 31) == 0) tree[threadIdx.x / 32] = ss;
+  __syncthreads();
+  const float total = ((tree[0] + tree[1]) + (tree[2] + tree[3])) + ((tree[4] + tree[5]) + (tree[6] + tree[7]));
+  const float inv = rsqrtf(total / float(cols) + eps);
   float* yr = y + row * cols;
-#pragma unroll 8
-  for (int c = threadIdx.x; c < cols; c += 256) yr[c] = (bf16_to_f32(xr[c]) * inv) * bf16_to_f32(w[c]);
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int c = threadIdx.x + 256 * i;
+    if (c < cols) yr[c] = (f[i] * inv) * bf16_to_f32(w[c]);
+  }
+  for (int c = threadIdx.x + 256 * R; c < cols; c += 256) yr[c] = (bf16_to_f32(xr[c]) * inv) * bf16_to_f32(w[c]);
 }
 
 namespace kc::cu {
@@ -99,8 +119,14 @@ inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, 
     default: kc_rms_norm_vec<Out, 8><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
   }
 }
+// Values kept a thread: the fewest of 16, 32 and 64 that hold the row (fewer registers, more rows
+// an SM); past 16,384 wide, 64 and the rest read twice.
 inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
-  kc_rms_norm_tree<<<rows, 256, 0, st>>>(static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(w), y, cols, eps);
+  auto xv = static_cast<const uint16_t*>(x);
+  auto wv = static_cast<const uint16_t*>(w);
+  if (cols <= 256 * 16) kc_rms_norm_tree<16><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+  else if (cols <= 256 * 32) kc_rms_norm_tree<32><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+  else kc_rms_norm_tree<64><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
 }
 // Chains: the vector form as reg_depth; the tree form a thread's strided terms then 8 tree levels.
 constexpr double tree_depth(long cols) { return double((cols + 255) / 256) + 8; }
