@@ -42,7 +42,8 @@ Entry softmax(DType in, DType out) {
     plant_if(x, c, ops, "x", d, true);
   };
   // want in float64. Magnitude: the terms exp(x - max) are positive, so the sum's error is at most
-  // gamma(depth) S, which reaches y = e / S as gamma * y: m = y. (exp's own error is the spec's ulps.)
+  // gamma(depth) S, which reaches y = e / S as gamma * y: m = y. (exp's own error is the spec's ulps;
+  // it reaches y in e and again through S, so a kernel declares it twice.)
   e.rig.reference = [](const Case& c) {
     Dims d = dims_of(c);
     auto x = read(c, "x");

@@ -1,20 +1,40 @@
 // Softmax rows, y = exp(x - max) / sum exp(x - max), bf16 in and out, fp32 sums.
 // kc_softmax_vec: the row kept in registers (reg_shape), one pass over memory: group max, group
-//   sum of exp(x - max), each exp computed once and kept, then y from the registers.
-//   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too).
+//   sum of exp(x - max), each exp computed once (exp2_diff) and kept, then y from the registers.
+//   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too). The form is bound by
+//   issue, not memory: with expf and the subtraction's correction (about 37 instructions an element)
+//   ncu showed 0.80 warp instructions a scheduler a cycle on the H200 and it ran at 63-73% of copy
+//   bandwidth; with exp2_diff, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide. From 8 vectors a
+//   thread, blocks stay resident and walk row groups with the next group's loads in flight
+//   (cp.async): 63% against 55% at 16,384 wide with expf; below that the walk measured slower (65%
+//   against 70% at 4,096) and is not used.
 // kc_softmax_online: any cols % 8 == 0 (served past 16,384), no row in registers: one read pass
 //   keeps a running (max, sum) a thread (the sum rescaled when the max grows), the pairs merge over the group, a
 //   second pass (from cache) writes y.
 // Both keep NaN (a NaN max gives a NaN row) and the infinities' classes as float64 does.
-// Other forms measured on the H200 and not adopted (an ex2.approx exp, exps recomputed, the next
-// row's loads in flight): kernels/rows/softmax/h200_ex2_form.txt; their source is in commit 14334cc.
+// Other forms measured on the H200 and not adopted (an ex2.approx exp that kept every correction, so
+// issued as much as expf; exps recomputed; the next rows' loads held in registers, which cost
+// occupancy): kernels/rows/softmax/h200_ex2_form.txt; their source is in commit 14334cc.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
 namespace kc::cu {
+// e^(x - m) as exp2f((x - m) log2(e)), the row form's exp. exp_diff (expf with the subtraction's
+// rounding folded back in) issues about 25 instructions an element more, and the row form is bound
+// by issue: it ran at 63-73% of copy bandwidth, the same form with __expf at 76-99% (H200,
+// bench/cuda/h200_rows.txt). Error, as the contract declares it: exp2f's 2 ulp, plus the roundings
+// of x - m, of log2(e) and of their product, together at most 2.23 |x - m| 2^-24 of the result;
+// where y is a bf16 normal, e^(x - m) >= y >= 2^-126, so |x - m| <= 88 and that is at most 98.1
+// ulps (2^-23 each). Below, y is bf16 subnormal or zero and the output's floor bounds it. exp2f
+// is not flushed to zero, and keeps the classes: e^(-inf) = 0, inf - inf = NaN as float64 has it.
+// Measured over every finite bf16 pair x <= m (bench_rows --exp-check, H200): at worst 126.6 x
+// 2^-24, and at most 0.83 of 4 + 2.23 |x - m| units of 2^-24.
+__device__ __forceinline__ float exp2_diff(float x, float m) { return exp2f((x - m) * 1.44269504088896341f); }
+
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
 // once a value (kept), group sum, y. Every thread of the block calls it; red/red2 are one array a
-// reduction, so no barrier frees one for the next (a caller that calls again syncs first).
+// reduction, so no barrier frees one for the next: a caller that calls again may, as every read of
+// red comes before the barrier of red2, and every read of red2 before the next call's first barrier.
 template <int VPT>
 __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
                                               int tpr, int nvec, float* red, float* red2) {
@@ -38,7 +58,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     unpack8(v[i], f);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float ej = ok ? exp_diff(f[j], m) : 0.f;
+      const float ej = ok ? exp2_diff(f[j], m) : 0.f;
       e[i][j] = ej;
       s += ej;
     }
@@ -55,29 +75,56 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + row * nvec + c), o);
   }
 }
-template <int VPT>
-__device__ __forceinline__ void softmax_load(kc_u4 (&v)[VPT], const kc_u4* __restrict__ x, long row, bool live, int t,
-                                             int tpr, int nvec) {
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const int c = t + i * tpr;
-    v[i] = (live && c < nvec) ? ld16(x + row * nvec + c) : zero4();
-  }
-}
 }  // namespace kc::cu
 
+namespace kc::cu {
+// Vectors a thread from which blocks walk row groups (below it, a block takes one row group).
+constexpr int kSoftmaxWalkVpt = 8;
+}  // namespace kc::cu
+
+// A block takes one row group (VPT < 8: loads straight into registers), or, at 8 vectors a thread
+// (8,200 to 16,384 wide), stays resident and walks row groups blockIdx.x, blockIdx.x + gridDim.x, ...
+// with the next group's vectors on their way (cp.async into the thread's own shared slots) while it
+// works on this one. The order of every sum is the same either way.
 template <int VPT>
 __global__ void __launch_bounds__(256)
 kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8], red2[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
+  const int t = threadIdx.x % tpr, rpb = kBlock / tpr;
   const int nvec = cols / 8;
-  kc_u4 v[VPT];
-  softmax_load(v, x, row, live, t, tpr, nvec);
-  softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
+  if constexpr (VPT < kSoftmaxWalkVpt) {
+    const long row = long(blockIdx.x) * rpb + threadIdx.x / tpr;
+    const bool live = row < rows;
+    kc_u4 v[VPT];
+#pragma unroll
+    for (int i = 0; i < VPT; ++i) v[i] = (live && t + i * tpr < nvec) ? ld16(x + row * nvec + t + i * tpr) : zero4();
+    softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
+  } else {
+    __shared__ kc_u4 slot[VPT][kBlock];  // the thread's own: slot[i][threadIdx.x]
+    const long groups = (long(rows) + rpb - 1) / rpb;
+    auto fetch = [&](long grp) {  // the thread's vectors of row group grp, into its slots
+      const long row = grp * rpb + threadIdx.x / tpr;
+      if (grp < groups && row < rows) {
+#pragma unroll
+        for (int i = 0; i < VPT; ++i)
+          if (t + i * tpr < nvec) kc_cp_async16(&slot[i][threadIdx.x], x + row * nvec + t + i * tpr);
+      }
+      kc_cp_async_commit();
+    };
+    fetch(blockIdx.x);
+    for (long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+      const long row = grp * rpb + threadIdx.x / tpr;
+      const bool live = row < rows;
+      kc_cp_async_wait<0>();
+      kc_u4 v[VPT];
+#pragma unroll
+      for (int i = 0; i < VPT; ++i) v[i] = (live && t + i * tpr < nvec) ? slot[i][threadIdx.x] : zero4();
+      __syncwarp();  // the slots are read (ordered before the copies that refill them)
+      fetch(grp + gridDim.x);
+      softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
+    }
+  }
 }
 
 namespace kc::cu {
@@ -140,17 +187,38 @@ kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, 
 }
 
 namespace kc::cu {
+// Blocks of kernel k that the device holds at once (occupancy x SMs), found once a kernel: the
+// grid of the row-walking form (8 vectors a thread). 0 where it cannot be known (no device; the HIP parse).
+inline int resident_blocks(const void* k) {
+#if defined(__CUDACC__)
+  int dev = 0, sms = 0, per = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, kBlock, 0)) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return sms * per;
+#else
+  (void)k;
+  return 0;
+#endif
+}
+template <int VPT> inline void launch_softmax_vpt(const kc_u4* x, kc_u4* y, int rows, int cols, int tpr, int rpb, cudaStream_t st) {
+  static const int most = VPT < kSoftmaxWalkVpt ? 0 : resident_blocks(reinterpret_cast<const void*>(kc_softmax_vec<VPT>));
+  const long groups = (long(rows) + rpb - 1) / rpb;
+  const int grid = int(most > 0 && groups > most ? most : groups);
+  kc_softmax_vec<VPT><<<grid, kBlock, 0, st>>>(x, y, rows, cols, tpr);
+}
 inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
   RowShape s = reg_shape(cols, tpr);
   if (s.vpt > kMaxVpt) s = reg_shape(cols);  // a forced shape that does not fit in registers
-  const dim3 grid((rows + s.rpb - 1) / s.rpb);
   auto xv = static_cast<const kc_u4*>(x);
   auto yv = static_cast<kc_u4*>(y);
   switch (s.vpt) {
-    case 1: kc_softmax_vec<1><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    case 2: kc_softmax_vec<2><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    case 4: kc_softmax_vec<4><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
-    default: kc_softmax_vec<8><<<grid, kBlock, 0, st>>>(xv, yv, rows, cols, s.tpr); break;
+    case 1: launch_softmax_vpt<1>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
+    case 2: launch_softmax_vpt<2>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
+    case 4: launch_softmax_vpt<4>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
+    default: launch_softmax_vpt<8>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
   }
 }
 inline void launch_softmax_online(const void* x, void* y, int rows, int cols, cudaStream_t st) {
