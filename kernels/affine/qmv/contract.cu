@@ -14,7 +14,7 @@ using namespace kc::affine_cu;
 // (k's tile).
 template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
   return kc::affine::projection(B, G, kc::DType::bf16)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 4096}}, {"k", {256, 4096, 16384}}})
+      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {256, 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
       .tile("n", kRowsW, 1, 1)
       .tile("k", kTileK, G, G)

@@ -55,7 +55,7 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
 
 kc::Entry splitk_entry(kc::DType out) {
   return kc::dense::projection(out)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 4096}}, {"k", {64, 4096, 16384}}})
+      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
       .tile("n", kRowsW, 1, 1)
       .tile("k", kTileK, 8, 8)
