@@ -7,6 +7,10 @@
 // launches go back to back, as an engine issues them, and a decode time is the median over 11 batches
 // of 20 such launches of a batch's time / 20 (launch gaps included, one launch's start-up not
 // exposed alone). Each kernel's output is also compared with cuBLAS's (max relative error).
+// Two copy baselines: '%copy' against a 1 GiB copy (the device's bandwidth), '%same' against copying
+// the weights' own bytes, timed the same way (back to back, rotating copies): at 8 to 32 MiB even a
+// copy does not reach the 1 GiB rate (launch and ramp), and bench/cuda/bench_rows.cu compares the
+// same way.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -120,6 +124,28 @@ double time_stream_ms(const std::function<void(int)>& f) {
   return t[t.size() / 2];
 }
 
+// GB/s (read + write) of copying `bytes` device to device, sources rotating through copies that
+// total at least 256 MiB, timed as the decode kernels are: the faster of cudaMemcpyAsync and the
+// 16-byte copy kernel.
+double same_copy_gbs(size_t bytes, int sms) {
+  bytes = (bytes + 15) / 16 * 16;
+  const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / bytes + 1));
+  std::vector<uint4*> src(copies);
+  for (auto& p : src) {
+    CK(cudaMalloc(&p, bytes));
+    CK(cudaMemset(p, 1, bytes));
+  }
+  uint4* dst;
+  CK(cudaMalloc(&dst, bytes));
+  const double tm = time_stream_ms([&](int i) {
+    CK(cudaMemcpyAsync(dst, src[i % copies], bytes, cudaMemcpyDeviceToDevice));
+  });
+  const double tk = time_stream_ms([&](int i) { copy_kernel<<<sms * 8, 256>>>(src[i % copies], dst, bytes / 16); });
+  for (auto p : src) CK(cudaFree(p));
+  CK(cudaFree(dst));
+  return 2.0 * double(bytes) / std::min(tm, tk) / 1e6;
+}
+
 __nv_bfloat16* alloc_bf16(size_t n, uint32_t seed, float scale) {
   __nv_bfloat16* p;
   CK(cudaMalloc(&p, n * 2));
@@ -175,9 +201,10 @@ int main() {
   const bool dense_parts = !(part && std::string(part) == "affine");
   // ---- decode ----------------------------------------------------------------------------------
   if (dense_parts) {
-  std::printf("DECODE bf16 y = x W^T (GB/s = weight+x+y bytes / time; %% of copy bandwidth)\n");
-  std::printf("%-6s %-6s %-6s | %9s %7s %6s | %9s %7s %6s | %9s %7s %6s | %9s %9s\n", "M", "N", "K", "gemv us",
-              "GB/s", "%copy", "splitk us", "GB/s", "%copy", "cublas us", "GB/s", "%copy", "err gemv", "err splk");
+  std::printf("DECODE bf16 y = x W^T (GB/s = weight+x+y bytes / time; %% of the 1 GiB copy and of a copy of the weights)\n");
+  std::printf("%-6s %-6s %-6s | %9s %7s %6s %6s | %9s %6s %6s | %9s %6s %6s | %9s %9s\n", "M", "N", "K", "gemv us",
+              "GB/s", "%copy", "%same", "splitk us", "%copy", "%same", "cublas us", "%copy", "%same", "err gemv",
+              "err splk");
   const int shapes[][2] = {{4096, 4096}, {14336, 4096}, {4096, 14336}};
   for (auto& nk : shapes) {
     const int N = nk[0], K = nk[1];
@@ -185,6 +212,8 @@ int main() {
     const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / (wn * 2) + 1));
     std::vector<__nv_bfloat16*> ws(copies);
     for (int c = 0; c < copies; ++c) ws[c] = alloc_bf16(wn, 100 + c, 0.125f);
+    const double same_bw = same_copy_gbs(wn * 2, prop.multiProcessorCount);
+    std::printf("  copy of the %zu MiB of weights: %.0f GB/s\n", wn * 2 >> 20, same_bw);
     for (int M : {1, 8, 32}) {
       __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 7, 2.f);
       __nv_bfloat16 *y, *yr;
@@ -204,9 +233,10 @@ int main() {
       kc::dense_cu::launch_gemv_splitk<__nv_bfloat16>(x, ws[0], wsp, y, M, N, K, 0);
       double es = max_rel(y, yr, size_t(M) * N);
       auto gb = [&](double ms) { return bytes / ms / 1e6; };
-      std::printf("%-6d %-6d %-6d | %9.1f %7.0f %5.0f%% | %9.1f %7.0f %5.0f%% | %9.1f %7.0f %5.0f%% | %9.2e %9.2e\n", M,
-                  N, K, tg * 1e3, gb(tg), 100 * gb(tg) / copy_bw, ts * 1e3, gb(ts), 100 * gb(ts) / copy_bw, tc * 1e3,
-                  gb(tc), 100 * gb(tc) / copy_bw, eg, es);
+      std::printf("%-6d %-6d %-6d | %9.1f %7.0f %5.0f%% %5.0f%% | %9.1f %5.0f%% %5.0f%% | %9.1f %5.0f%% %5.0f%% | %9.2e %9.2e\n",
+                  M, N, K, tg * 1e3, gb(tg), 100 * gb(tg) / copy_bw, 100 * gb(tg) / same_bw, ts * 1e3,
+                  100 * gb(ts) / copy_bw, 100 * gb(ts) / same_bw, tc * 1e3, 100 * gb(tc) / copy_bw,
+                  100 * gb(tc) / same_bw, eg, es);
       CK(cudaFree(x));
       CK(cudaFree(y));
       CK(cudaFree(yr));
@@ -249,8 +279,8 @@ int main() {
   std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s | %9s | %9s %6s %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s",
               "%copy", "max rel", "trial us", "%copy", "trial rel");
 #else
-  std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s | %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy",
-              "max rel");
+  std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s %6s | %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy",
+              "%same", "max rel");
 #endif
   auto run_affine = [&](int bits, int group, int M, int N, int K) {
     const size_t qwords = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
@@ -304,8 +334,9 @@ int main() {
                 t * 1e3, bytes / t / 1e6, 100 * bytes / t / 1e6 / copy_bw, err, tb * 1e3, 100 * bytes / tb / 1e6 / copy_bw,
                 eb);
 #else
-    std::printf("%-4d %-5d %-4d %-6d %-6d | %9.1f %7.0f %5.0f%% | %9.2e\n", bits, group, M, N, K, t * 1e3,
-                bytes / t / 1e6, 100 * bytes / t / 1e6 / copy_bw, err);
+    const double same_bw = same_copy_gbs(per, prop.multiProcessorCount);
+    std::printf("%-4d %-5d %-4d %-6d %-6d | %9.1f %7.0f %5.0f%% %5.0f%% | %9.2e\n", bits, group, M, N, K, t * 1e3,
+                bytes / t / 1e6, 100 * bytes / t / 1e6 / copy_bw, 100 * bytes / t / 1e6 / same_bw, err);
 #endif
     for (int c = 0; c < copies; ++c) {
       CK(cudaFree(qs[c]));
