@@ -11,8 +11,8 @@
 # alone 480 s), so step 1 may need a device session of its own; KC_CONTRACT_TIMEOUT sets its limit.
 # Run from the repository root on the GPU machine:  scripts/h200_all.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200, configured -DKC_CUDA_SMS=90a) holds bin/kernel-contract,
-# bin/planted-contract and the benchmarks bin/bench_rows, bin/bench_dense, bin/bench_prompt (compiled
-# with nvcc -O3 -std=c++17 -arch=sm_90a, bench_prompt with -DKC_BENCH_WGMMA; see each file's header).
+# bin/planted-contract and the benchmarks bin/bench_rows, bin/bench_dense, bin/bench_prompt (the build
+# makes them for sm_90a wherever nvcc is: bench/CMakeLists.txt).
 # Logs land in OUT_DIR.
 set -u
 B=${1:-build-h200}
