@@ -75,13 +75,19 @@ DeviceCase::DeviceCase(Backend& b, const Spec& spec, const Case& c) : b_(b), spe
       }
     r.name = hb[r.host].decl.name;
   }
-  snapshot_.resize(regions_.size());
+  uploaded_.assign(regions_.size(), nullptr);
+  inout_.resize(regions_.size());
   for (size_t k = 0; k < regions_.size(); ++k) {
     auto& r = regions_[k];
     const auto& h = hb[r.host];
     if (h.decl.role != Role::out && !r.in_place_out) {
-      snapshot_[k] = h.bytes;
-      if (r.bytes) b_.upload(r.data, h.bytes.data(), r.bytes);
+      if (h.decl.role == Role::inout) {
+        inout_[k] = h.bytes;
+        uploaded_[k] = inout_[k].data();
+      } else {
+        uploaded_[k] = h.bytes.data();
+      }
+      if (r.bytes) b_.upload(r.data, uploaded_[k], r.bytes);
     }
     slots.push_back({h.decl.name, h.decl.type, h.decl.count, h.decl.role, r.data});
   }
@@ -111,8 +117,8 @@ SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uin
     for (const auto& o : regions_)
       if (o.in_place_out && o.data == r.data) written = true;
     if (!written || !r.bytes) continue;
-    if (!snapshot_[k].empty()) {  // in-out or in-place: restore the input before each run
-      b_.upload(r.data, snapshot_[k].data(), r.bytes);
+    if (uploaded_[k]) {  // in-out or in-place: restore the input before each run
+      b_.upload(r.data, uploaded_[k], r.bytes);
     } else {
       tmp.resize(r.bytes);
       pattern(tmp.data(), r.bytes, run, 1000 + k);
@@ -184,16 +190,17 @@ std::vector<std::string> DeviceCase::changed_inputs() {
     if (aliased) continue;
     got.resize(r.bytes);
     b_.download(got.data(), r.data, r.bytes);
-    if (std::memcmp(got.data(), snapshot_[k].data(), r.bytes) == 0) continue;  // the usual case, at memory speed
+    const std::byte* want = uploaded_[k];
+    if (std::memcmp(got.data(), want, r.bytes) == 0) continue;  // the usual case, at memory speed
     size_t es = dtype_size(r.type), n = r.bytes / es, changed = 0, first = 0;
     for (size_t i = 0; i < n; ++i)
-      if (std::memcmp(got.data() + i * es, snapshot_[k].data() + i * es, es) != 0) {
+      if (std::memcmp(got.data() + i * es, want + i * es, es) != 0) {
         if (!changed) first = i;
         ++changed;
       }
     if (changed)
       out.push_back(fmt::format("input '{}' changed in {} of {} elements (first {}[{}]: {} became {})", r.name, changed,
-                                n, r.name, first, load_as_double(snapshot_[k].data(), r.type, first),
+                                n, r.name, first, load_as_double(want, r.type, first),
                                 load_as_double(got.data(), r.type, first)));
   }
   return out;

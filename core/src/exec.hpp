@@ -19,7 +19,9 @@ void pattern(std::byte* dst, size_t n, uint64_t run, uint64_t stream);
 
 class DeviceCase {
  public:
-  // Allocates every declared buffer (in-place pairs share one region), uploads the inputs.
+  // Allocates every declared buffer (in-place pairs share one region), uploads the inputs. The
+  // case must outlive it: its input bytes stand for what was uploaded (not copied; fetch() never
+  // writes an input), in-out buffers are copied.
   DeviceCase(Backend& b, const Spec& spec, const Case& c);
   ~DeviceCase();
   DeviceCase(const DeviceCase&) = delete;
@@ -53,7 +55,8 @@ class DeviceCase {
   Backend& b_;
   const Spec& spec_;
   std::vector<Region> regions_;
-  std::vector<std::vector<std::byte>> snapshot_;  // uploaded input bytes, per region
+  std::vector<const std::byte*> uploaded_;        // the bytes uploaded, per region (null: none)
+  std::vector<std::vector<std::byte>> inout_;     // an in-out buffer's uploaded bytes (fetch overwrites the case's)
   std::unique_ptr<Buffers> view_;
   Shape shape_;
   uint64_t last_run_ = 0;
