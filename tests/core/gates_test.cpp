@@ -84,6 +84,12 @@ TEST(Gates, WritingIntoAnInputIsCaught) {
   EXPECT_EQ(v[Gate::shapes].status, Status::pass) << "its outputs are right; only gate 2 can see it";
 }
 
+TEST(Gates, AnInPlaceKernelSeesItsInputRestoredBeforeEveryRun) {
+  auto v = verdicts("toy/scale/in_place");
+  for (Gate g : {Gate::nonfinite, Gate::repeat, Gate::shapes})
+    EXPECT_EQ(v[g].status, Status::pass) << kc::gate_name(g) << ": " << v[g].detail;
+}
+
 TEST(Gates, AThrowingLaunchIsAnErrorNotAPass) {
   auto v = verdicts("toy/throws");
   for (Gate g : {Gate::nonfinite, Gate::repeat, Gate::shapes, Gate::sums}) {

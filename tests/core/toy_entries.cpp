@@ -73,6 +73,11 @@ KC_KERNEL("toy/into_input", cpu) {
     const_cast<float*>(b.in<float>("x"))[0] = 7;  // after reading: outputs stay right
   });
 }
+// y = 2 x written over x (y shares x's memory): the harness restores x before every run, so each of
+// gate 2's runs reads the case's x, not the previous run's y.
+KC_KERNEL("toy/scale/in_place", cpu) {
+  return scale_env(toy::scale()).in_place("y", "x").launch(toy::scale_kernel);
+}
 KC_KERNEL("toy/throws", cpu) {
   return scale_env(toy::scale()).launch([](const Buffers&) { throw std::runtime_error("simulated trap"); });
 }
