@@ -76,17 +76,11 @@ DeviceCase::DeviceCase(Backend& b, const Spec& spec, const Case& c) : b_(b), spe
     r.name = hb[r.host].decl.name;
   }
   uploaded_.assign(regions_.size(), nullptr);
-  inout_.resize(regions_.size());
   for (size_t k = 0; k < regions_.size(); ++k) {
     auto& r = regions_[k];
     const auto& h = hb[r.host];
     if (h.decl.role != Role::out && !r.in_place_out) {
-      if (h.decl.role == Role::inout) {
-        inout_[k] = h.bytes;
-        uploaded_[k] = inout_[k].data();
-      } else {
-        uploaded_[k] = h.bytes.data();
-      }
+      uploaded_[k] = h.bytes.data();
       if (r.bytes) b_.upload(r.data, uploaded_[k], r.bytes);
     }
     slots.push_back({h.decl.name, h.decl.type, h.decl.count, h.decl.role, r.data});
@@ -117,7 +111,7 @@ SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uin
     for (const auto& o : regions_)
       if (o.in_place_out && o.data == r.data) written = true;
     if (!written || !r.bytes) continue;
-    if (uploaded_[k]) {  // in-out or in-place: restore the input before each run
+    if (uploaded_[k]) {  // an input an in-place output writes over: restored before each run
       b_.upload(r.data, uploaded_[k], r.bytes);
     } else {
       tmp.resize(r.bytes);

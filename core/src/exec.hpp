@@ -21,7 +21,7 @@ class DeviceCase {
  public:
   // Allocates every declared buffer (in-place pairs share one region), uploads the inputs. The
   // case must outlive it: its input bytes stand for what was uploaded (not copied; fetch() never
-  // writes an input), in-out buffers are copied.
+  // writes an input).
   DeviceCase(Backend& b, const Spec& spec, const Case& c);
   ~DeviceCase();
   DeviceCase(const DeviceCase&) = delete;
@@ -55,8 +55,7 @@ class DeviceCase {
   Backend& b_;
   const Spec& spec_;
   std::vector<Region> regions_;
-  std::vector<const std::byte*> uploaded_;        // the bytes uploaded, per region (null: none)
-  std::vector<std::vector<std::byte>> inout_;     // an in-out buffer's uploaded bytes (fetch overwrites the case's)
+  std::vector<const std::byte*> uploaded_;  // the case's input bytes uploaded, per region (null: none)
   std::unique_ptr<Buffers> view_;
   Shape shape_;
   uint64_t last_run_ = 0;

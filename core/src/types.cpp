@@ -38,7 +38,6 @@ const char* role_name(Role r) {
   switch (r) {
     case Role::in: return "in";
     case Role::out: return "out";
-    case Role::inout: return "inout";
   }
   return "?";
 }

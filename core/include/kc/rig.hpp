@@ -55,7 +55,6 @@ class Case {
   // Declare a buffer and get its host span (zeroed) to fill. Throws Error on a duplicate name.
   template <class T> std::span<T> in(std::string name, size_t count) { return declare<T>(std::move(name), count, Role::in); }
   template <class T> std::span<T> out(std::string name, size_t count) { return declare<T>(std::move(name), count, Role::out); }
-  template <class T> std::span<T> inout(std::string name, size_t count) { return declare<T>(std::move(name), count, Role::inout); }
 
   // Read or write a declared buffer; throws Error naming the buffer if absent or of another type.
   template <class T> std::span<const T> get(std::string_view name) const {

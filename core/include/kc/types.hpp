@@ -34,7 +34,9 @@ template <> constexpr DType dtype_of<uint16_t>() { return DType::u16; }
 template <> constexpr DType dtype_of<uint8_t>() { return DType::u8; }
 template <> constexpr DType dtype_of<int8_t>() { return DType::i8; }
 
-enum class Role : uint8_t { in, out, inout };
+// A kernel that writes over an input declares an output and an input sharing memory
+// (Entry::in_place): the case keeps the input as it was for the reference, and the output apart.
+enum class Role : uint8_t { in, out };
 const char* role_name(Role r);
 
 // The gates, numbered as in DESIGN.md §2.4.

@@ -32,7 +32,6 @@ template <class T> void* decl(Case& c, const std::string& name, size_t n, Role r
   switch (role) {
     case Role::in: return c.in<T>(name, n).data();
     case Role::out: return c.out<T>(name, n).data();
-    case Role::inout: return c.inout<T>(name, n).data();
   }
   return nullptr;
 }
