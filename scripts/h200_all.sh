@@ -18,10 +18,7 @@ set -u
 B=${1:-build-h200}
 O=${2:-${OUT:-out-h200}}
 mkdir -p "$O"
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
-export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+. "$(dirname "${BASH_SOURCE[0]}")/h200_env.sh"
 nvidia-smi -L > "$O/device.txt" 2>&1
 
 step() {  # step NAME SECONDS COMMAND...: runs it with a limit, logs to $O/NAME.log, says how it ended

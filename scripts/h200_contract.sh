@@ -13,12 +13,7 @@ set -u
 B=${1:-build-h200}
 O=${2:-${OUT:-out-cuda}}
 mkdir -p "$O"
-export PATH=/usr/local/cuda/bin:$PATH
-# libcudart carried beside the binaries where the machine's CUDA lacks this one; the launch rows
-# and records of this checkout, wherever it lies.
-export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
-export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+. "$(dirname "${BASH_SOURCE[0]}")/h200_env.sh"
 nvidia-smi -L > "$O/device.txt" 2>&1
 
 if [ "${KC_SKIP_CONTRACT:-0}" != 1 ]; then

@@ -10,12 +10,7 @@ set -u
 B=${1:-build-dense-h200}
 O=${2:-${OUT:-out-dense}}
 mkdir -p "$O"
-export PATH=/usr/local/cuda/bin:$PATH
-# Libraries carried beside the binaries (zstd, lz4) where the machine lacks them; the launch rows and
-# records of this checkout, wherever it lies.
-export LD_LIBRARY_PATH="$B/bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
-export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+. "$(dirname "${BASH_SOURCE[0]}")/h200_env.sh"
 nvidia-smi -L > "$O/device.txt" 2>&1
 bench="$B/bin/bench_dense"
 if [ ! -x "$bench" ]; then

@@ -8,10 +8,7 @@ set -u
 B=$1 O=$2
 shift 2
 mkdir -p "$O"
-export PATH=/usr/local/cuda/bin:$PATH
-export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
-export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+. "$(dirname "${BASH_SOURCE[0]}")/h200_env.sh"
 n=0
 for part in "$@"; do
   n=$((n + 1))

@@ -1,0 +1,7 @@
+# Sourced by the scripts/h200_*.sh runners once B (the build folder) is set: the environment every
+# run on the GPU machine needs. Libraries carried beside the binaries (zstd, lz4, a libcudart) come
+# first where the machine lacks them; the launch rows and records are this checkout's, wherever it lies.
+export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
+export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
