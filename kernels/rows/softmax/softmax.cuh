@@ -30,12 +30,15 @@ namespace kc::cu {
 // Measured over every finite bf16 pair x <= m (bench_rows --exp-check, H200): at worst 126.6 x
 // 2^-24, and at most 0.83 of 4 + 2.23 |x - m| units of 2^-24.
 __device__ __forceinline__ float exp2_diff(float x, float m) { return exp2f((x - m) * 1.44269504088896341f); }
+struct Exp2Diff {
+  __device__ float operator()(float x, float m) const { return exp2_diff(x, m); }
+};
 
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
-// once a value (kept), group sum, y. Every thread of the block calls it; red/red2 are one array a
+// once a value (kept, by Exp: exp2_diff where served), group sum, y. Every thread of the block calls it; red/red2 are one array a
 // reduction, so no barrier frees one for the next: a caller that calls again may, as every read of
 // red comes before the barrier of red2, and every read of red2 before the next call's first barrier.
-template <int VPT>
+template <int VPT, class Exp = Exp2Diff>
 __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
                                               int tpr, int nvec, float* red, float* red2) {
   float m = -kInf;
@@ -58,7 +61,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     unpack8(v[i], f);
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
-      const float ej = ok ? exp2_diff(f[j], m) : 0.f;
+      const float ej = ok ? Exp{}(f[j], m) : 0.f;
       e[i][j] = ej;
       s += ej;
     }
