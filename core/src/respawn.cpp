@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report/phases_json.hpp"
+
 namespace kc::detail {
 namespace {
 
@@ -31,7 +33,6 @@ void note(std::vector<Reporter*>& reps, const std::string& backend, const std::s
 }
 
 json to_json(const GateEvent& e) {
-  const Phases& p = e.phases;
   return {{"t", "gate"},
           {"entry", e.entry},
           {"gate", int(e.gate)},
@@ -40,7 +41,7 @@ json to_json(const GateEvent& e) {
           {"shape", e.shape},
           {"detail", e.detail},
           {"seconds", e.seconds},
-          {"phases", {p.inputs, p.upload, p.kernel, p.fetch, p.reference, p.check}}};
+          {"phases", e.phases}};
 }
 
 GateEvent from_json(const json& j, const std::string& backend) {
@@ -50,9 +51,7 @@ GateEvent from_json(const json& j, const std::string& backend) {
   GateEvent e{backend, j.at("entry").get<std::string>(), Gate(g), Status(st), j.at("why").get<std::string>(),
               j.at("shape").get<std::string>(), j.at("detail").get<std::string>()};
   e.seconds = j.at("seconds").get<double>();
-  const auto p = j.at("phases").get<std::vector<double>>();
-  if (p.size() != 6) throw Error(fmt::format("{} phase times, not 6", p.size()));
-  e.phases = {p[0], p[1], p[2], p[3], p[4], p[5]};
+  e.phases = j.at("phases").get<Phases>();
   return e;
 }
 

@@ -2,7 +2,6 @@
 // reporters, a SUMMARY per backend. Known findings and controls are judged here, nowhere else.
 #include "kc/runner.hpp"
 
-#include <chrono>
 #include <cstdio>
 #include <algorithm>
 #include <fmt/format.h>
@@ -91,7 +90,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
                                                                    {Gate::shapes, detail::gate_shapes},
                                                                    {Gate::sums, detail::gate_sums}};
   for (const auto& [g, fn] : gates) {
-    auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = detail::Clock::now();
     ctx.phases = {};
     Outcome o;
     bool crashed = false;
@@ -105,7 +104,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     GateEvent ev{b.name(), reg.name, g, Status::pass, o.failed && !crashed ? why_name(o.why) : "", o.shape, ""};
     ev.status = crashed ? Status::error : judge(e.spec, g, o, ev.detail);
     if (crashed) ev.detail = o.detail;  // what threw, e.g. the backend saying its device is lost
-    ev.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ev.seconds = detail::seconds_since(t0);
     ev.phases = ctx.phases;
     for (const auto& n : o.notes) note(reps, b.name(), fmt::format("{} gate {}: {}", reg.name, int(g), n));
     if (opt.repro && o.failed && !crashed && o.why != Why::fault && o.why != Why::hang) {

@@ -3,14 +3,10 @@
 #include <ostream>
 
 #include "kc/report.hpp"
+#include "phases_json.hpp"
 
 namespace kc {
 namespace {
-
-nlohmann::json phases_json(const Phases& p) {
-  return {{"inputs", p.inputs}, {"upload", p.upload},       {"kernel", p.kernel},
-          {"fetch", p.fetch},   {"reference", p.reference}, {"check", p.check}};
-}
 
 class Json final : public Reporter {
  public:
@@ -33,7 +29,7 @@ class Json final : public Reporter {
                                                  {"shape", e.shape},
                                                  {"detail", e.detail},
                                                  {"seconds", e.seconds},
-                                                 {"phases", phases_json(e.phases)}});
+                                                 {"phases", e.phases}});
   }
   void note(const std::string& /*backend*/, const std::string& text) override {
     if (!doc_["backends"].empty()) doc_["backends"].back()["notes"].push_back(text);

@@ -35,9 +35,10 @@ struct Exp2Diff {
 };
 
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
-// once a value (kept, by Exp: exp2_diff where served), group sum, y. Every thread of the block calls it; red/red2 are one array a
-// reduction, so no barrier frees one for the next: a caller that calls again may, as every read of
-// red comes before the barrier of red2, and every read of red2 before the next call's first barrier.
+// once a value (kept; Exp is exp2_diff where served), group sum, y. Every thread of the block calls
+// it; red/red2 are one array a reduction, so no barrier frees one for the next: a caller that calls
+// again may, as every read of red comes before the barrier of red2, and every read of red2 before
+// the next call's first barrier.
 template <int VPT, class Exp = Exp2Diff>
 __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
                                               int tpr, int nvec, float* red, float* red2) {
