@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "../../core/src/families/ref_gemm.hpp"
+#include "../ref_isas.hpp"
 #include "kc/families/affine.hpp"
 #include "kc/numeric.hpp"
 
@@ -47,23 +48,8 @@ void naive(const Case& c, int bits, int group, int64_t M, int64_t N, int64_t K, 
     }
 }
 
-size_t differing(const std::vector<double>& got, const std::vector<double>& want) {
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    bad += !(std::isnan(want[i]) ? std::isnan(got[i]) : std::memcmp(&got[i], &want[i], sizeof(double)) == 0);
-  return bad;
-}
-
-struct Isas : ::testing::Test {
-  void TearDown() override { fam::force_ref_isa(fam::RefIsa::best); }
-  std::vector<fam::RefIsa> sets() {
-    std::vector<fam::RefIsa> out;
-    for (auto s : {fam::RefIsa::portable, fam::RefIsa::avx2, fam::RefIsa::avx512})
-      if (fam::force_ref_isa(s)) out.push_back(s);
-      else std::printf("note: this CPU cannot run kernel set %d; not checked here\n", int(s));
-    return out;
-  }
-};
+using ref_isas::expect_same;
+using ref_isas::Isas;
 
 TEST_F(Isas, AffineBlockedEqualsThePlainLoop) {
   for (auto set : sets()) {
@@ -91,8 +77,8 @@ TEST_F(Isas, AffineBlockedEqualsThePlainLoop) {
               SCOPED_TRACE(std::string(fam::ref_isa_name()) + " bits " + std::to_string(bits) + " group " +
                            std::to_string(group) + " " + sh.str() + " fill " + std::to_string(int(f.kind)) +
                            " plant " + std::to_string(f.plant));
-              EXPECT_EQ(differing(exp[0].want, ny), 0u);
-              EXPECT_EQ(differing(exp[0].mag, nmag), 0u);
+              expect_same(exp[0].want, ny, "y");
+              expect_same(exp[0].mag, nmag, "mag");
             }
           }
       }
@@ -108,8 +94,8 @@ TEST(AffineReference, RepeatedRowsAreCheckedNotAssumed) {
   auto exp = e.rig.reference(c);
   std::vector<double> ny, nmag;
   naive(c, 4, 64, 5, 8, 128, ny, nmag);
-  EXPECT_EQ(differing(exp[0].want, ny), 0u);
-  EXPECT_EQ(differing(exp[0].mag, nmag), 0u);
+  expect_same(exp[0].want, ny, "y");
+  expect_same(exp[0].mag, nmag, "mag");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "../../core/src/families/ref_gemm.hpp"
+#include "../ref_isas.hpp"
 #include "kc/families/dense.hpp"
 #include "kc/numeric.hpp"
 
@@ -35,28 +36,8 @@ void naive(std::span<const bf16> x, std::span<const bf16> w, int64_t M, int64_t 
     }
 }
 
-// Bit-equal, but any NaN equals any NaN (payloads follow operand order, which the loops need not keep).
-void expect_same(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    bool same = std::isnan(want[i]) ? std::isnan(got[i]) : std::memcmp(&got[i], &want[i], sizeof(double)) == 0;
-    if (!same && bad++ < 3) ADD_FAILURE() << what << " [" << i << "] blocked " << got[i] << " plain " << want[i];
-  }
-  EXPECT_EQ(bad, 0u) << what;
-}
-
-struct Isas : ::testing::Test {
-  void TearDown() override { fam::force_ref_isa(fam::RefIsa::best); }
-  // Every kernel set this CPU can run, each named (sets it cannot run are said, not passed).
-  std::vector<fam::RefIsa> sets() {
-    std::vector<fam::RefIsa> out;
-    for (auto s : {fam::RefIsa::portable, fam::RefIsa::avx2, fam::RefIsa::avx512})
-      if (fam::force_ref_isa(s)) out.push_back(s);
-      else std::printf("note: this CPU cannot run kernel set %d; not checked here\n", int(s));
-    return out;
-  }
-};
+using ref_isas::expect_same;
+using ref_isas::Isas;
 
 TEST_F(Isas, DenseBlockedEqualsThePlainLoopOnRaggedSizes) {
   std::mt19937_64 g(17);
