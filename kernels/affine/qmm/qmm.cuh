@@ -139,7 +139,7 @@ kc_affine_qmm(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict__ 
 #pragma unroll
       for (int mi = 0; mi < 2; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) kc::gemm_cu::mma_bf16(t[mi][ni], a[mi], b[ni][0], b[ni][1]);
+        for (int ni = 0; ni < 4; ++ni) kc_mma_m16n8k16_bf16(t[mi][ni], a[mi], b[ni][0], b[ni][1]);
     }
     // y += s * t + b * (sum x), per column's scale and bias and per row's sum of x.
     const int g = kt * kBK / GROUP;

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "../../common/kc_gpu.h"
+
 namespace kc::gemm_cu {
 
 // Byte offset of 16-byte chunk c of row r of a tile BK columns wide. BK 32: rows of 64 bytes, the
@@ -34,14 +36,6 @@ __device__ __forceinline__ void ldsm_x4(uint32_t addr, uint32_t& r0, uint32_t& r
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
                : "r"(addr));
-}
-
-__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
 template <class Out> __device__ __forceinline__ void put(Out* y, size_t i, float v);
@@ -176,7 +170,7 @@ kc_gemm_mma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) mma_bf16(acc[mi][ni], fa[kk & 1][mi], fb[kk & 1][ni][0], fb[kk & 1][ni][1]);
+        for (int ni = 0; ni < NI; ++ni) kc_mma_m16n8k16_bf16(acc[mi][ni], fa[kk & 1][mi], fb[kk & 1][ni][0], fb[kk & 1][ni][1]);
     }
   }
   cp_wait<0>();
