@@ -179,8 +179,8 @@ kc_affine_qmm(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict__ 
       for (int h = 0; h < 2; ++h) {
         const int rr = r + h * 8;
         if (rr >= M) continue;
-        if (c < N) kc::gemm_cu::put<Out>(Y, size_t(rr) * N + c, y[mi][ni][2 * h]);
-        if (c + 1 < N) kc::gemm_cu::put<Out>(Y, size_t(rr) * N + c + 1, y[mi][ni][2 * h + 1]);
+        if (c < N) kc_store<Out>(Y, size_t(rr) * N + c, y[mi][ni][2 * h]);
+        if (c + 1 < N) kc_store<Out>(Y, size_t(rr) * N + c + 1, y[mi][ni][2 * h + 1]);
       }
     }
 }

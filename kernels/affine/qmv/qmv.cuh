@@ -22,6 +22,7 @@
 #include <cuda_runtime.h>
 
 #include "../../common/kc_gpu.h"
+#include "../../common/kc_store.cuh"
 
 #if defined(__CUDACC__)
 #include <cstdint>
@@ -56,12 +57,6 @@ template <int BITS> __device__ __forceinline__ uint32_t codes_bf16x2(uint32_t pa
   const float fa = __uint_as_float(0x4B000000u | (packed & 0xffffu)) - 8388608.f;
   const float fb = __uint_as_float(0x4B000000u | (packed >> 16)) - 8388608.f;
   return (__float_as_uint(fa) >> 16) | (__float_as_uint(fb) & 0xffff0000u);
-}
-
-template <class Out> __device__ __forceinline__ void store_out(Out* y, size_t i, float v);
-template <> __device__ __forceinline__ void store_out<float>(float* y, size_t i, float v) { y[i] = v; }
-template <> __device__ __forceinline__ void store_out<__nv_bfloat16>(__nv_bfloat16* y, size_t i, float v) {
-  y[i] = __float2bfloat16_rn(v);
 }
 
 }  // namespace kc::affine_cu
@@ -254,7 +249,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
       float v = red[0][qd][ln];
 #pragma unroll
       for (int k = 1; k < kSlices; ++k) v += red[k][qd][ln];
-      store_out<Out>(y, size_t(m) * N + n, v);
+      kc_store<Out>(y, size_t(m) * N + n, v);
     }
   }
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "../../common/kc_gpu.h"
+#include "../../common/kc_store.cuh"
 
 namespace kc::gemm_cu {
 
@@ -38,11 +39,6 @@ __device__ __forceinline__ void ldsm_x4(uint32_t addr, uint32_t& r0, uint32_t& r
                : "r"(addr));
 }
 
-template <class Out> __device__ __forceinline__ void put(Out* y, size_t i, float v);
-template <> __device__ __forceinline__ void put<float>(float* y, size_t i, float v) { y[i] = v; }
-template <> __device__ __forceinline__ void put<__nv_bfloat16>(__nv_bfloat16* y, size_t i, float v) {
-  y[i] = __float2bfloat16_rn(v);
-}
 // Two neighbours of a row (columns c, c + 1): one 4- or 8-byte store when both exist and the pair
 // is aligned (N even), else one store each.
 template <class Out> __device__ __forceinline__ void put2(Out* y, int M, int N, int r, int c, float v0, float v1) {
@@ -52,8 +48,8 @@ template <class Out> __device__ __forceinline__ void put2(Out* y, int M, int N, 
     if constexpr (sizeof(Out) == 4) *reinterpret_cast<float2*>(y + i) = make_float2(v0, v1);
     else *reinterpret_cast<__nv_bfloat162*>(y + i) = __floats2bfloat162_rn(v0, v1);
   } else {
-    put<Out>(y, i, v0);
-    if (c + 1 < N) put<Out>(y, i + 1, v1);
+    kc_store<Out>(y, i, v0);
+    if (c + 1 < N) kc_store<Out>(y, i + 1, v1);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "../../common/kc_gpu.h"
+#include "../../common/kc_store.cuh"
 
 #if defined(__CUDACC__)
 #include <cstdint>
@@ -148,12 +149,6 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
   }
 }
 
-template <class Out> __device__ __forceinline__ void store_out(Out* y, size_t i, float v);
-template <> __device__ __forceinline__ void store_out<float>(float* y, size_t i, float v) { y[i] = v; }
-template <> __device__ __forceinline__ void store_out<__nv_bfloat16>(__nv_bfloat16* y, size_t i, float v) {
-  y[i] = __float2bfloat16_rn(v);
-}
-
 // Output of accumulator i of tile (a, b) held by `lane`.
 __device__ __forceinline__ int out_n(int n0, int a, int lane, int i) { return n0 + a * kRowsW + (lane >> 2) + 8 * (i >> 1); }
 __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0 + b * kRowsX + 2 * (lane & 3) + (i & 1); }
@@ -193,7 +188,7 @@ kc_gemv_bf16(const uint4* __restrict__ x, const uint4* __restrict__ w, Out* __re
       float s = red[0][q][ln];
 #pragma unroll
       for (int k = 1; k < kSlices; ++k) s += red[k][q][ln];
-      store_out<Out>(y, size_t(m) * N + n, s);
+      kc_store<Out>(y, size_t(m) * N + n, s);
     }
   }
 }
@@ -235,7 +230,7 @@ __global__ void __launch_bounds__(256) kc_gemv_bf16_meet(const float* __restrict
 #pragma unroll
     for (int k = 1; k < kSlices; ++k) s += ws[size_t(k) * MN + o];
   }
-  store_out<Out>(y, o, s);
+  kc_store<Out>(y, o, s);
 }
 
 namespace kc::dense_cu {
