@@ -25,7 +25,8 @@ class Console final : public Reporter {
     // and a run cut off by a time limit still leaves every line it finished.
     // A gate of a second or more also says where its time went.
     std::string took = fmt::format("{:.1f} s", e.seconds);
-    if (e.seconds >= 1 && !e.phases.str().empty()) took += ": " + e.phases.str();
+    if (e.seconds >= 1)
+      if (const std::string where = e.phases.str(); !where.empty()) took += ": " + where;
     out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{} ({})\n", c, status_name(e.status),
                         color_ ? "\033[0m" : "", e.backend, e.entry, int(e.gate), gate_name(e.gate),
                         e.why.empty() ? "" : " " + e.why, e.status == Status::pass || e.status == Status::na ? "" : where,

@@ -207,11 +207,11 @@ inline int resident_blocks(const void* k) {
   return 0;
 #endif
 }
-template <int VPT> inline void launch_softmax_vpt(const kc_u4* x, kc_u4* y, int rows, int cols, int tpr, int rpb, cudaStream_t st) {
+template <int VPT> inline void launch_softmax_vpt(const kc_u4* x, kc_u4* y, int rows, int cols, RowShape s, cudaStream_t st) {
   static const int most = VPT < kSoftmaxWalkVpt ? 0 : resident_blocks(reinterpret_cast<const void*>(kc_softmax_vec<VPT>));
-  const long groups = (long(rows) + rpb - 1) / rpb;
+  const long groups = (long(rows) + s.rpb - 1) / s.rpb;
   const int grid = int(most > 0 && groups > most ? most : groups);
-  kc_softmax_vec<VPT><<<grid, kBlock, 0, st>>>(x, y, rows, cols, tpr);
+  kc_softmax_vec<VPT><<<grid, kBlock, 0, st>>>(x, y, rows, cols, s.tpr);
 }
 inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
   RowShape s = reg_shape(cols, tpr);
@@ -219,10 +219,10 @@ inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaS
   auto xv = static_cast<const kc_u4*>(x);
   auto yv = static_cast<kc_u4*>(y);
   switch (s.vpt) {
-    case 1: launch_softmax_vpt<1>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
-    case 2: launch_softmax_vpt<2>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
-    case 4: launch_softmax_vpt<4>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
-    default: launch_softmax_vpt<8>(xv, yv, rows, cols, s.tpr, s.rpb, st); break;
+    case 1: launch_softmax_vpt<1>(xv, yv, rows, cols, s, st); break;
+    case 2: launch_softmax_vpt<2>(xv, yv, rows, cols, s, st); break;
+    case 4: launch_softmax_vpt<4>(xv, yv, rows, cols, s, st); break;
+    default: launch_softmax_vpt<8>(xv, yv, rows, cols, s, st); break;
   }
 }
 inline void launch_softmax_online(const void* x, void* y, int rows, int cols, cudaStream_t st) {
