@@ -93,32 +93,65 @@ void prepare(Case& c, int bits, int group, DType out) {
     c.state = st;
     return;
   }
+  // One stream a row: x row r stream r, W row n stream m + n. Gate 1's rows repeat kPlantPatterns
+  // streams (x row r pattern r % P, W row n pattern P + n % P), so its reference evaluates only the
+  // distinct rows; each pattern is drawn once and copied.
   const bool nf = f.kind == FillKind::nonfinite;
-  kc::parallel_for(st.m + st.n, [&](int64_t lo, int64_t hi) {
-    std::vector<uint32_t> codes(size_t(st.k));
-    for (int64_t r = lo; r < hi; ++r) {
-      // One stream a row; gate 1's rows take one of kPlantPatterns streams each (x rows 0.., w rows
-      // kPlantPatterns..), so its reference evaluates only the distinct rows.
-      const int64_t P = fam::kPlantPatterns;
-      fam::Rng rng(seed, uint64_t(!nf ? r : r < st.m ? r % P : P + (r - st.m) % P));
-      if (r < st.m) {
-        for (int64_t j = 0; j < st.k; ++j) {
-          bf16 v = fam::spread_bf16(rng, -3, 3);
-          x[r * st.k + j] = nf ? bf16{uint16_t(v.bits & 0x7fff)} : v;  // |v| by its sign bit
-        }
-        continue;
-      }
-      int64_t n = r - st.m;
-      for (int64_t j = 0; j < st.k; ++j)
-        codes[j] = nf ? uint32_t(rng.range(1, qmax)) : uint32_t(rng.range(0, qmax));
-      pack_row(codes.data(), st.k, bits, &q[n * st.wpr]);
-      for (int64_t g = 0; g < st.g; ++g) {
-        bf16 sv = fam::spread_bf16(rng, -7, -4);
-        s[n * st.g + g] = nf ? bf16{uint16_t(sv.bits & 0x7fff)} : sv;
-        b[n * st.g + g] = fam::spread_bf16(rng, -5, -2);
+  const int64_t P = fam::kPlantPatterns;
+  auto draw_x = [&](uint64_t stream, bf16* row) {
+    fam::Rng rng(seed, stream);
+    fam::spread_row(rng, row, st.k, -3, 3);
+    if (nf)
+      for (int64_t j = 0; j < st.k; ++j) row[j].bits &= 0x7fff;  // |v| by its sign bit
+  };
+  // Random fills draw the packed words themselves: whole words of uniform bits are codes uniform over
+  // [0, 2^bits) (rows are whole words). Gate 1's codes are drawn one by one in [1, qmax].
+  auto draw_w = [&](uint64_t stream, uint32_t* qw, bf16* sr, bf16* br) {
+    fam::Rng rng(seed, stream);
+    if (nf) {
+      std::vector<uint32_t> codes(size_t(st.k));
+      for (int64_t j = 0; j < st.k; ++j) codes[j] = uint32_t(rng.range(1, qmax));
+      pack_row(codes.data(), st.k, bits, qw);
+    } else {
+      for (int64_t j = 0; j < st.wpr; j += 2) {
+        const uint64_t z = rng.next();
+        qw[j] = uint32_t(z);
+        if (j + 1 < st.wpr) qw[j + 1] = uint32_t(z >> 32);
       }
     }
-  });
+    for (int64_t g = 0; g < st.g; ++g) {
+      bf16 sv = fam::spread_bf16(rng, -7, -4);
+      sr[g] = nf ? bf16{uint16_t(sv.bits & 0x7fff)} : sv;
+      br[g] = fam::spread_bf16(rng, -5, -2);
+    }
+  };
+  if (nf) {
+    fam::fill_from_patterns(x.data(), st.m, st.k, std::min(P, st.m), [&](int64_t p, bf16* row) { draw_x(uint64_t(p), row); },
+                            [&](int64_t r) { return r % P; });
+    const int64_t pw = std::min(P, st.n);
+    std::vector<uint32_t> pq(size_t(pw * st.wpr));
+    std::vector<bf16> ps(size_t(pw * st.g)), pb(ps.size());
+    for (int64_t p = 0; p < pw; ++p) draw_w(uint64_t(P + p), &pq[p * st.wpr], &ps[p * st.g], &pb[p * st.g]);
+    kc::parallel_for(st.n, [&](int64_t lo, int64_t hi) {
+      for (int64_t n = lo; n < hi; ++n) {
+        const int64_t p = n % P;
+        std::copy_n(&pq[p * st.wpr], st.wpr, &q[n * st.wpr]);
+        std::copy_n(&ps[p * st.g], st.g, &s[n * st.g]);
+        std::copy_n(&pb[p * st.g], st.g, &b[n * st.g]);
+      }
+    }, 16);
+  } else {
+    kc::parallel_for(st.m + st.n, [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        if (r < st.m) {
+          draw_x(uint64_t(r), &x[r * st.k]);
+        } else {
+          const int64_t n = r - st.m;
+          draw_w(uint64_t(r), &q[n * st.wpr], &s[n * st.g], &b[n * st.g]);
+        }
+      }
+    });
+  }
   if (nf) {
     int p = f.plant;
     if (p < 0 || p >= int(plant_names().size())) throw Error("affine: no plant " + std::to_string(p));

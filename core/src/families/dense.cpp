@@ -89,19 +89,27 @@ void prepare(Case& c, DType out) {
       }
     });
   } else {
-    // One stream a row; gate 1's rows take one of kPlantPatterns streams each (x rows 0.., w rows
-    // kPlantPatterns..), so its reference evaluates only the distinct rows.
+    // One stream a row. Activations over 2^-3 .. 2^4, weights over 2^-5 .. 2^1: both signs, no zeros.
+    // Gate 1's rows repeat kPlantPatterns streams (x row r pattern r % P, w row r pattern P + r % P),
+    // so its reference evaluates only the distinct rows; each pattern is drawn once and copied.
     const bool nf = f.kind == FillKind::nonfinite;
     const int64_t P = fam::kPlantPatterns;
-    kc::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        fam::Rng rng(seed, uint64_t(!nf ? r : r < st.m ? r % P : P + (r - st.m) % P));
-        bf16* row = r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k];
-        // Activations over 2^-3 .. 2^4, weights over 2^-5 .. 2^1: both signs, no zeros.
-        int elo = r < st.m ? -3 : -5, ehi = r < st.m ? 3 : 0;
-        for (int64_t j = 0; j < st.k; ++j) row[j] = fam::spread_bf16(rng, elo, ehi);
-      }
-    });
+    auto draw = [&](uint64_t stream, bool is_x, bf16* row) {
+      fam::Rng rng(seed, stream);
+      fam::spread_row(rng, row, st.k, is_x ? -3 : -5, is_x ? 3 : 0);
+    };
+    if (nf) {
+      fam::fill_from_patterns(x.data(), st.m, st.k, std::min(P, st.m), [&](int64_t p, bf16* row) { draw(uint64_t(p), true, row); },
+                              [&](int64_t r) { return r % P; });
+      fam::fill_from_patterns(w.data(), st.n, st.k, std::min(P, st.n),
+                              [&](int64_t p, bf16* row) { draw(uint64_t(P + p), false, row); },
+                              [&](int64_t r) { return r % P; });
+    } else {
+      kc::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r)
+          draw(uint64_t(r), r < st.m, r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k]);
+      });
+    }
     if (f.kind == FillKind::nonfinite) {
       int p = f.plant;
       if (p < 0 || p >= int(plant_names().size())) throw Error("dense: no plant " + std::to_string(p));

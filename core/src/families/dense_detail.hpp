@@ -34,12 +34,36 @@ struct Rng {
 };
 
 // A bf16 value of random sign with magnitude in [2^elo, 2^(ehi+1)): spread magnitudes, never zero.
-// Built from its bits (sign, biased exponent, 7 random mantissa bits): exact, and fast enough to
-// fill 16,384 x 16,384 weights in a fraction of a second. elo >= -126, ehi <= 127.
-inline bf16 spread_bf16(Rng& r, int elo, int ehi) {
-  uint64_t z = r.next();
-  uint32_t e = uint32_t(127 + elo + int64_t((z >> 8) % uint64_t(ehi - elo + 1)));
-  return bf16{uint16_t(((z >> 63) << 15) | (e << 7) | (z & 0x7f))};
+// Built from 32 random bits (bit 0 the sign, bits 1-7 the mantissa, bits 8-31 pick the exponent
+// by multiply-shift, no division), so one draw of the generator makes two values. elo >= -126, ehi <= 127.
+inline bf16 spread_bits(uint32_t z, int elo, int ehi) {
+  const uint32_t pick = uint32_t((uint64_t(z >> 8) * uint64_t(ehi - elo + 1)) >> 24);
+  return bf16{uint16_t((z & 1) << 15 | (uint32_t(127 + elo) + pick) << 7 | ((z >> 1) & 0x7f))};
+}
+inline bf16 spread_bf16(Rng& r, int elo, int ehi) { return spread_bits(uint32_t(r.next()), elo, ehi); }
+// A row of n such values, two a draw: what fills 16,384 x 16,384 weights in a fraction of a second.
+inline void spread_row(Rng& r, bf16* row, int64_t n, int elo, int ehi) {
+  int64_t j = 0;
+  for (; j + 2 <= n; j += 2) {
+    const uint64_t z = r.next();
+    row[j] = spread_bits(uint32_t(z), elo, ehi);
+    row[j + 1] = spread_bits(uint32_t(z >> 32), elo, ehi);
+  }
+  if (j < n) row[j] = spread_bf16(r, elo, ehi);
+}
+
+// Rows [0, rows) of `width` elements each filled in parallel, row r a copy of pattern row
+// pat(r) of `pats` (each built once by make(p, row)): gate 1's fills, whose rows repeat a few
+// patterns, cost a copy a row instead of a row of random draws.
+template <class T, class Make, class Pat>
+void fill_from_patterns(T* out, int64_t rows, int64_t width, int64_t pats, Make&& make, Pat&& pat) {
+  std::vector<T> p(size_t(pats * width));
+  kc::parallel_for(pats, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) make(i, p.data() + i * width);
+  });
+  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) std::copy_n(p.data() + pat(r) * width, width, out + r * width);
+  }, 16);
 }
 
 inline double bf(bf16 v) { return double(from_bf16(v)); }

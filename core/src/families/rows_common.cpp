@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "kc/parallel.hpp"
 #include "kc/spec.hpp"
 
 namespace kc::rows::detail {
@@ -17,6 +18,17 @@ Rng rng_for(const Case& c, const std::string& buffer) {
   Rng r(h);
   r.next();
   return r;
+}
+
+void each_stream(Rng& r, int64_t n, const std::function<void(int64_t, Rng&)>& fn) {
+  const uint64_t base = r.next();
+  kc::parallel_for(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      Rng ri(base ^ uint64_t(i + 1) * 0xd1b54a32d192ed03ull);
+      ri.next();
+      fn(i, ri);
+    }
+  });
 }
 
 Dims dims_of(const Case& c) {
@@ -59,7 +71,9 @@ void Buf::set_exact(size_t i, double v) {
 std::vector<double> read(const Case& c, std::string_view name) {
   const HostBuffer& b = c.buffer(name);
   std::vector<double> v(b.decl.count);
-  for (size_t i = 0; i < v.size(); ++i) v[i] = load_as_double(b.bytes.data(), b.decl.type, i);
+  kc::parallel_for(int64_t(v.size()), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) v[size_t(i)] = load_as_double(b.bytes.data(), b.decl.type, size_t(i));
+  }, 1 << 16);
   return v;
 }
 
@@ -71,7 +85,10 @@ double spread(Rng& r, int emin, int emax, bool sign) {
 }
 
 void fill_spread(Buf& b, Rng& r, int emin, int emax, bool sign) {
-  for (size_t i = 0; i < b.size(); ++i) b.set(i, spread(r, emin, emax, sign));
+  constexpr size_t kBlock = size_t(1) << 14;  // elements a stream
+  each_stream(r, int64_t((b.size() + kBlock - 1) / kBlock), [&](int64_t blk, Rng& rb) {
+    for (size_t i = size_t(blk) * kBlock, e = std::min(b.size(), i + kBlock); i < e; ++i) b.set(i, spread(rb, emin, emax, sign));
+  });
 }
 
 std::vector<std::string> plant_names(const std::vector<std::string>& operands) {

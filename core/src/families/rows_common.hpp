@@ -2,6 +2,7 @@
 // the fills for each gate, gate 1's plants, and gate 4's integer rows. Internal to core.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct Rng {
 };
 // A generator for one buffer of a case: the case's seed, mixed with the buffer's name.
 Rng rng_for(const Case& c, const std::string& buffer);
+// Runs fn(i, rng) for i in [0, n) on every core, each i with its own stream drawn from r (r advances
+// by one draw): a fill split over cores stays the same for a seed whatever the core count.
+void each_stream(Rng& r, int64_t n, const std::function<void(int64_t, Rng&)>& fn);
 
 struct Dims {
   int64_t rows, cols;
@@ -50,6 +54,14 @@ class Buf {
   DType type_;
   size_t count_;
 };
+
+// The references' result, each Expected moved in (a braced list would copy every vector:
+// gigabytes at prompt shapes).
+template <class... E> std::vector<Expected> results(E&&... e) {
+  std::vector<Expected> v;
+  (v.push_back(std::move(e)), ...);
+  return v;
+}
 
 // Every element of a buffer as a double (exact).
 std::vector<double> read(const Case& c, std::string_view name);

@@ -91,7 +91,7 @@ Entry glu(const Glu& f) {
       y.hi[i] = iv.nan ? INFINITY : iv.hi;
     }
     }, 4096);
-    return std::vector<Expected>{y};
+    return results(y);
   };
   return e;
 }

@@ -79,10 +79,10 @@ Entry rms_norm(DType in, DType out, double eps) {
     fill_spread(w, rw, -2, 1);
     if (c.fill().kind == FillKind::sums) {
       double need = needed_rel(c, out);
-      for (int64_t row = 0; row < d.rows; ++row) {
-        auto v = squares_fill(rx, d.cols, in, need, int64_t{1} << 20);
+      each_stream(rx, d.rows, [&](int64_t row, Rng& r) {
+        auto v = squares_fill(r, d.cols, in, need, int64_t{1} << 20);
         for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), v[size_t(j)]);
-      }
+      });
       return;
     }
     fill_spread(x, rx, -4, 3);
@@ -100,18 +100,20 @@ Entry rms_norm(DType in, DType out, double eps) {
     y.name = "y";
     y.want.resize(x.size());
     y.mag.resize(x.size());
-    for (int64_t r = 0; r < d.rows; ++r) {
-      const double* xr = x.data() + r * d.cols;
-      double s = 0;
-      for (int64_t j = 0; j < d.cols; ++j) s += xr[j] * xr[j];
-      double inv = 1 / std::sqrt(s / double(d.cols) + eps);
-      for (int64_t j = 0; j < d.cols; ++j) {
-        double v = xr[j] * inv * w[size_t(j)];
-        y.want[size_t(r * d.cols + j)] = v;
-        y.mag[size_t(r * d.cols + j)] = std::fabs(v) / 2;
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {  // rows are independent: every core
+      for (int64_t r = r0; r < r1; ++r) {
+        const double* xr = x.data() + r * d.cols;
+        double s = 0;
+        for (int64_t j = 0; j < d.cols; ++j) s += xr[j] * xr[j];
+        double inv = 1 / std::sqrt(s / double(d.cols) + eps);
+        for (int64_t j = 0; j < d.cols; ++j) {
+          double v = xr[j] * inv * w[size_t(j)];
+          y.want[size_t(r * d.cols + j)] = v;
+          y.mag[size_t(r * d.cols + j)] = std::fabs(v) / 2;
+        }
       }
-    }
-    return std::vector<Expected>{y};
+    });
+    return results(y);
   };
   e.rig.simulate = [eps](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);
@@ -150,15 +152,15 @@ Entry add_rms_norm(Residual form, double eps) {
     if (c.fill().kind == FillKind::sums) {
       // h = x + r: integers up to 240 (plus one of 256), exact in bf16 and summed exactly in fp32;
       // x and r split each h with a small residual, both exact in bf16.
-      for (int64_t row = 0; row < d.rows; ++row) {
-        auto h = squares_fill(rx, d.cols, DType::bf16, 0, 240);
+      each_stream(rx, d.rows, [&](int64_t row, Rng& rs) {
+        auto h = squares_fill(rs, d.cols, DType::bf16, 0, 240);
         for (int64_t j = 0; j < d.cols; ++j) {
           double hv = h[size_t(j)];
-          double rv = std::fabs(hv) >= 256 ? 0 : static_cast<double>(rr.range(-4, 4));
+          double rv = std::fabs(hv) >= 256 ? 0 : static_cast<double>(rs.range(-4, 4));
           x.set_exact(size_t(row * d.cols + j), hv - rv);
           r.set_exact(size_t(row * d.cols + j), rv);
         }
-      }
+      });
       return;
     }
     fill_spread(x, rx, -3, 2);
@@ -230,7 +232,7 @@ Entry add_rms_norm(Residual form, double eps) {
       }
     }
     }, std::max<int64_t>(1, 4096 / d.cols));
-    return std::vector<Expected>{h, y};
+    return results(h, y);
   };
   e.rig.simulate = [form, eps](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);

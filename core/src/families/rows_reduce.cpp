@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kc/parallel.hpp"
 #include "rows_common.hpp"
 
 namespace kc::rows {
@@ -18,14 +19,14 @@ constexpr int kRedraws = 32;
 void fill_x(Case& c, Buf& x, const Dims& d, DType in, const std::vector<std::string>& operands, bool sums_fill) {
   Rng r = rng_for(c, "x");
   if (c.fill().kind == FillKind::sums && sums_fill) {
-    for (int64_t row = 0; row < d.rows; ++row) {
+    each_stream(r, d.rows, [&](int64_t row, Rng& rs) {
       std::vector<double> v;
       for (int k = 0; k < kRedraws; ++k) {
-        v = mirrored_row(r, d.cols, in);
+        v = mirrored_row(rs, d.cols, in);
         if (replays_miss(v, 1, 1)) break;
       }
       for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), v[size_t(j)]);
-    }
+    });
     return;
   }
   fill_spread(x, r, -4, 3);
@@ -57,22 +58,26 @@ Entry sum(DType in, DType out) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     std::vector<double> want(size_t(d.rows)), mag(size_t(d.rows));
-    for (int64_t r = 0; r < d.rows; ++r) {
-      double s = 0, m = 0;
-      for (int64_t j = 0; j < d.cols; ++j) {
-        s += x[size_t(r * d.cols + j)];
-        m += std::fabs(x[size_t(r * d.cols + j)]);
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double s = 0, m = 0;
+        for (int64_t j = 0; j < d.cols; ++j) {
+          s += x[size_t(r * d.cols + j)];
+          m += std::fabs(x[size_t(r * d.cols + j)]);
+        }
+        want[size_t(r)] = s;
+        mag[size_t(r)] = m;
       }
-      want[size_t(r)] = s;
-      mag[size_t(r)] = m;
-    }
-    return std::vector<Expected>{row_expected("y", want, mag)};
+    });
+    return results(row_expected("y", want, mag));
   };
   e.rig.simulate = [](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     std::vector<double> y(size_t(d.rows));
-    for (int64_t r = 0; r < d.rows; ++r) y[size_t(r)] = replay_sum(x.data() + r * d.cols, size_t(d.cols), f, o);
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) y[size_t(r)] = replay_sum(x.data() + r * d.cols, size_t(d.cols), f, o);
+    });
     return std::vector<std::vector<double>>{y};
   };
   return e;
@@ -98,15 +103,15 @@ Entry dot(DType in, DType out) {
       if (d.cols >= 2) wv[0] = wv[size_t(d.cols - 1)] = 1;
       for (int64_t j = 0; j < d.cols; ++j) w.set_exact(size_t(j), wv[size_t(j)]);
       Rng r = rng_for(c, "x");
-      for (int64_t row = 0; row < d.rows; ++row) {
+      each_stream(r, d.rows, [&](int64_t row, Rng& rs) {
         std::vector<double> v, t(size_t(d.cols));
         for (int k = 0; k < kRedraws; ++k) {
-          v = mirrored_row(r, d.cols, in, wv);
+          v = mirrored_row(rs, d.cols, in, wv);
           for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = v[size_t(j)] * wv[size_t(j)];
           if (replays_miss(t, 1, 1)) break;
         }
         for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), v[size_t(j)]);
-      }
+      });
       return;
     }
     Rng rx = rng_for(c, "x"), rw = rng_for(c, "w");
@@ -121,27 +126,32 @@ Entry dot(DType in, DType out) {
     auto x = read(c, "x");
     auto w = read(c, "w");
     std::vector<double> want(size_t(d.rows)), mag(size_t(d.rows));
-    for (int64_t r = 0; r < d.rows; ++r) {
-      double s = 0, m = 0;
-      for (int64_t j = 0; j < d.cols; ++j) {
-        double t = x[size_t(r * d.cols + j)] * w[size_t(j)];
-        s += t;
-        m += std::fabs(t);
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double s = 0, m = 0;
+        for (int64_t j = 0; j < d.cols; ++j) {
+          double t = x[size_t(r * d.cols + j)] * w[size_t(j)];
+          s += t;
+          m += std::fabs(t);
+        }
+        want[size_t(r)] = s;
+        mag[size_t(r)] = m;
       }
-      want[size_t(r)] = s;
-      mag[size_t(r)] = m;
-    }
-    return std::vector<Expected>{row_expected("y", want, mag)};
+    });
+    return results(row_expected("y", want, mag));
   };
   e.rig.simulate = [](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     auto w = read(c, "w");
-    std::vector<double> y(size_t(d.rows)), t(size_t(d.cols));
-    for (int64_t r = 0; r < d.rows; ++r) {
-      for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = x[size_t(r * d.cols + j)] * w[size_t(j)];
-      y[size_t(r)] = replay_sum(t.data(), t.size(), f, o);
-    }
+    std::vector<double> y(size_t(d.rows));
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+      std::vector<double> t(size_t(d.cols));
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = x[size_t(r * d.cols + j)] * w[size_t(j)];
+        y[size_t(r)] = replay_sum(t.data(), t.size(), f, o);
+      }
+    });
     return std::vector<std::vector<double>>{y};
   };
   return e;
@@ -162,19 +172,21 @@ Entry max(DType in, DType out) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     std::vector<double> want(size_t(d.rows)), mag(size_t(d.rows), 0.0);
-    for (int64_t r = 0; r < d.rows; ++r) {
-      double m = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < d.cols; ++j) {
-        double v = x[size_t(r * d.cols + j)];
-        if (std::isnan(v)) {
-          m = v;
-          break;
+    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double m = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < d.cols; ++j) {
+          double v = x[size_t(r * d.cols + j)];
+          if (std::isnan(v)) {
+            m = v;
+            break;
+          }
+          m = std::max(m, v);
         }
-        m = std::max(m, v);
+        want[size_t(r)] = m;
       }
-      want[size_t(r)] = m;
-    }
-    return std::vector<Expected>{row_expected("y", want, mag)};
+    });
+    return results(row_expected("y", want, mag));
   };
   return e;
 }

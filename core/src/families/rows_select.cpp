@@ -90,7 +90,7 @@ Entry argmax(DType in) {
     ex.name = "id";
     ex.want.assign(id.begin(), id.end());
     ex.mag.assign(id.size(), 0.0);
-    return std::vector<Expected>{ex};
+    return results(ex);
   };
   return std::move(e).rule(
       "a row holding a NaN gives id -1; otherwise the lowest id holding the row's maximum (+inf included)",
@@ -131,7 +131,7 @@ Entry topk(DType in, int k) {
     ei.mag.assign(ids.size(), 0.0);
     ev.mag.assign(ids.size(), 0.0);
     for (size_t i = 0; i < ids.size(); ++i) ev.want.push_back(x[size_t(int64_t(i) / k * d.cols) + size_t(ids[i])]);
-    return std::vector<Expected>{ei, ev};
+    return results(ei, ev);
   };
   return std::move(e).rule(
       fmt::format("the {} largest of each row, descending; a NaN ranks above +inf, ties go to the lower id", k),
