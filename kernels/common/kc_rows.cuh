@@ -219,6 +219,19 @@ __device__ __forceinline__ float max_nan(float a, float b) {
 }
 struct MaxNan { __device__ float operator()(float a, float b) const { return max_nan(a, b); } };
 
+// The max of two bf16 pairs, each half NaN if either is (max.NaN.bf16x2, sm_80 on: one instruction
+// for two values, where a max of floats needs both unpacked first); elsewhere per half, exactly.
+__device__ __forceinline__ uint32_t max2_nan_bf16(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t r;
+  asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  const float lo = max_nan(bf16_lo(a), bf16_lo(b)), hi = max_nan(bf16_hi(a), bf16_hi(b));
+  return (__float_as_uint(lo) >> 16) | (__float_as_uint(hi) & 0xffff0000u);  // both exact bf16 values
+#endif
+}
+
 constexpr float kInf = __builtin_huge_valf();
 
 // e^(x - m) with the subtraction's own rounding folded back in (TwoSum), so a large |x - m| does

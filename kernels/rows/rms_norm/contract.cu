@@ -52,22 +52,28 @@ KC_KERNEL("rows/rms_norm/f32_out/prompt", cuda) {
   return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out", prompt_env());
 }
 
+// The tree form's tile is the 16-byte form's pass over a row, 256 threads x 8 columns; at widths
+// not a multiple of 8 the 2-byte form runs, whose own pass is 256 columns (2,047 and 2,049 are its
+// ragged last passes too).
 static kc::Entry tree_entry(Served env) {
   return kc::rows::rms_norm(kc::DType::bf16, kc::DType::f32, kEps)
       .served(std::move(env))
-      .tile("cols", 256, 1, 1)  // one element a thread a pass
+      .tile("cols", 2048, 1, 1)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return tree_depth(s["cols"]); }, 5)
       .ulp("rsqrtf", 2)
-      .launches({"rows/rms_norm/tree_f32/r16", "rows/rms_norm/tree_f32/r32", "rows/rms_norm/tree_f32/r64"})
+      .launches({"rows/rms_norm/tree_f32/v1", "rows/rms_norm/tree_f32/v2", "rows/rms_norm/tree_f32/v4",
+                 "rows/rms_norm/tree_f32/v8", "rows/rms_norm/tree_f32/r16", "rows/rms_norm/tree_f32/r32",
+                 "rows/rms_norm/tree_f32/r64"})
       .launch([](const kc::Buffers& b) {
         need_cols(b, 1, 1 << 20);
         launch_rms_norm_tree(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.out<float>("y"), int(b.shape()["rows"]),
                              int(b.shape()["cols"]), float(kEps), stream_of(b));
       });
 }
-// Gate 3 visits width 1 (its least); the served widths keep gate 4 to rows with sums to replay, and
-// 4,096, 8,192 and 16,384 run each of the launcher's three forms at its widest.
-KC_KERNEL("rows/rms_norm/tree_f32", cuda) { return tree_entry(decode_env({64, 4096, 8192, 16384})); }
+// Gate 3 visits width 1 (its least) and the tile's edges; the served widths keep gate 4 to rows with
+// sums to replay, 257 is a 2-byte form's ragged pass, 2,056 the 16-byte form's, and 4,096, 8,192 and
+// 16,384 run each 16-byte launch at its widest.
+KC_KERNEL("rows/rms_norm/tree_f32", cuda) { return tree_entry(decode_env({64, 257, 2056, 4096, 8192, 16384})); }
 KC_KERNEL("rows/rms_norm/tree_f32/prompt", cuda) { return tree_entry(prompt_env()); }
 
 KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v1", (kc_rms_norm_vec<Bf16Out, 1>), 256, 0);
@@ -82,6 +88,10 @@ KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v1", (kc_rms_norm_vec<float, 1>), 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v2", (kc_rms_norm_vec<float, 2>), 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v4", (kc_rms_norm_vec<float, 4>), 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v8", (kc_rms_norm_vec<float, 8>), 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v1", kc_rms_norm_tree_vec<1>, 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v2", kc_rms_norm_tree_vec<2>, 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v4", kc_rms_norm_tree_vec<4>, 256, 0);
+KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v8", kc_rms_norm_tree_vec<8>, 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r16", kc_rms_norm_tree<16>, 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r32", kc_rms_norm_tree<32>, 256, 0);
 KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r64", kc_rms_norm_tree<64>, 256, 0);

@@ -3,13 +3,16 @@
 //   32..256 threads a row (reg_shape: up to 4 vectors a thread, all loaded at once), sum of squares
 //   by warp butterfly then the group's warps in order. cols % 8 == 0, cols <= 16,384. Out: float
 //   (each store filling whole sectors: store8_f32_pair), Bf16Out or F16Out.
-// kc_rms_norm_tree<R>: any width, 2-byte loads, one block of 256 threads a row, the sum of squares
-//   by a 256-leaf binary tree (warp butterflies, then the 8 warps' sums through shared memory). A
-//   thread keeps its first R values in registers (R = 16, 32 or 64: the fewest that hold the row, to
-//   16,384 wide), so the row is read once; only values past 256 R are read again. fp32 out.
-//   H200 (bench/cuda/h200_rows.txt): 98%, 84% and 75% of copy bandwidth at 4,096, 8,192 and 16,384
-//   wide, from 92%, 81% and 66% when every thread read its row twice; 512 threads a row at 16,384
-//   (more warps an SM) measured no faster (74%).
+// kc_rms_norm_tree_vec<V> and kc_rms_norm_tree<R>: the block-tree form, fp32 out, one block of 256
+//   threads a row, the sum of squares by a 256-leaf binary tree (warp butterflies, then the 8 warps'
+//   sums pairwise through shared memory). Where cols % 8 == 0 (to 16,384) thread t loads the row's
+//   16-byte vectors t + 256 i, all at once (V = 1, 2, 4 or 8 a thread), its chain the vectors'
+//   columns in order, and stores whole 32-byte sectors (store8_f32_pair). At any other width,
+//   2-byte loads: thread t keeps columns t + 256 i (its first R = 16, 32 or 64 in registers: the
+//   fewest that hold the row, to 16,384 wide; only values past 256 R are read again).
+//   H200 (bench/cuda/h200_rows.txt): the 2-byte form ran at 98%, 84% and 75% of copy bandwidth at
+//   4,096, 8,192 and 16,384 wide, bound by its load and store instructions (the vector form of the
+//   same traffic, kc_rms_norm_vec, ran at 96% at 16,384); 512 threads a row measured no faster.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -61,6 +64,56 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
   }
 }
 
+namespace kc::cu {
+// The tree over a block's 256 sums: 5 levels within the warp (butterfly: every lane ends with its
+// warp's sum), then the 8 warps' sums pairwise, read by every thread (one barrier).
+__device__ __forceinline__ float tree256(float ss, float* tree) {
+#pragma unroll
+  for (int m = 16; m >= 1; m >>= 1) ss += __shfl_xor_sync(KC_FULL_MASK, ss, m);
+  if ((threadIdx.x & 31) == 0) tree[threadIdx.x / 32] = ss;
+  __syncthreads();
+  return ((tree[0] + tree[1]) + (tree[2] + tree[3])) + ((tree[4] + tree[5]) + (tree[6] + tree[7]));
+}
+}  // namespace kc::cu
+
+template <int V>
+__global__ void __launch_bounds__(256)
+kc_rms_norm_tree_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __restrict__ y, int cols,
+                     float eps) {
+  using namespace kc::cu;
+  __shared__ float tree[8];
+  const long row = blockIdx.x;
+  const int nvec = cols / 8;
+  const kc_u4* xr = x + row * nvec;
+  kc_u4 v[V], wv[V];  // w with x, so the write after the tree never waits
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int c = threadIdx.x + 256 * i;
+    v[i] = c < nvec ? ld16(xr + c) : zero4();
+    wv[i] = c < nvec ? ld16(w + c) : zero4();
+  }
+  float ss = 0.f;  // zeros past the row leave it as it is
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    float f[8];
+    unpack8(v[i], f);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
+  }
+  const float inv = rsqrtf(tree256(ss, tree) / float(cols) + eps);
+  float* yr = y + row * cols;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    if (i * 256 >= nvec) break;  // uniform over the block: store8_f32_pair needs every lane of the warp
+    float f[8], g[8], o[8];
+    unpack8(v[i], f);
+    unpack8(wv[i], g);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
+    store8_f32_pair(yr, threadIdx.x + 256 * i, nvec, o);
+  }
+}
+
 template <int R>
 __global__ void __launch_bounds__(256)
 kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w, float* __restrict__ y, int cols,
@@ -85,14 +138,7 @@ kc_rms_norm_tree(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
     const float v = bf16_to_f32(xr[c]);
     ss = fmaf(v, v, ss);
   }
-  // The 256 sums meet in a binary tree of 8 levels: 5 within the warp (butterfly: every lane ends
-  // with its warp's sum), then the 8 warps' sums pairwise, read by every thread (one barrier).
-#pragma unroll
-  for (int m = 16; m >= 1; m >>= 1) ss += __shfl_xor_sync(KC_FULL_MASK, ss, m);
-  if ((threadIdx.x & 31) == 0) tree[threadIdx.x / 32] = ss;
-  __syncthreads();
-  const float total = ((tree[0] + tree[1]) + (tree[2] + tree[3])) + ((tree[4] + tree[5]) + (tree[6] + tree[7]));
-  const float inv = rsqrtf(total / float(cols) + eps);
+  const float inv = rsqrtf(tree256(ss, tree) / float(cols) + eps);
   float* yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < R; ++i) {
@@ -119,15 +165,33 @@ inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, 
     default: kc_rms_norm_vec<Out, 8><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
   }
 }
-// Values kept a thread: the fewest of 16, 32 and 64 that hold the row (fewer registers, more rows
-// an SM); past 16,384 wide, 64 and the rest read twice.
+// 16-byte vectors where cols % 8 == 0 and the buffers are 16-byte aligned (4, 8 or 16 KiB of x a
+// row: 1 to 8 vectors a thread); else values kept a thread: the fewest of 16, 32 and 64 that hold
+// the row (fewer registers, more rows an SM), and past 16,384 wide, 64 and the rest read twice.
 inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
+  const size_t bits = reinterpret_cast<size_t>(x) | reinterpret_cast<size_t>(w) | reinterpret_cast<size_t>(y);
+  const bool aligned = (bits & 15) == 0;
+  if (aligned && cols % 8 == 0 && cols <= kMaxCols) {
+    auto xv = static_cast<const kc_u4*>(x);
+    auto wv = static_cast<const kc_u4*>(w);
+    const int per = (cols / 8 + 255) / 256;
+    if (per <= 1) kc_rms_norm_tree_vec<1><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+    else if (per <= 2) kc_rms_norm_tree_vec<2><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+    else if (per <= 4) kc_rms_norm_tree_vec<4><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+    else kc_rms_norm_tree_vec<8><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
+    return;
+  }
   auto xv = static_cast<const uint16_t*>(x);
   auto wv = static_cast<const uint16_t*>(w);
   if (cols <= 256 * 16) kc_rms_norm_tree<16><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
   else if (cols <= 256 * 32) kc_rms_norm_tree<32><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
   else kc_rms_norm_tree<64><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
 }
-// Chains: the vector form as reg_depth; the tree form a thread's strided terms then 8 tree levels.
-constexpr double tree_depth(long cols) { return double((cols + 255) / 256) + 8; }
+// Chains: the vector form as reg_depth; the tree form a thread's terms then 8 tree levels. A thread
+// adds at most ceil(cols / 256) terms in the 2-byte form and 8 ceil(cols / 2,048) in the 16-byte
+// one: the larger of the two holds for either.
+constexpr double tree_depth(long cols) {
+  const long one = (cols + 255) / 256, vec = 8 * ((cols + 2047) / 2048);
+  return double(one > vec ? one : vec) + 8;
+}
 }  // namespace kc::cu
