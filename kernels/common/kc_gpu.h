@@ -273,6 +273,19 @@ __device__ inline void kc_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4
 }
 #endif
 
+// ---- kc_prmt: PTX prmt's default mode, byte i of the result the byte of b:a (a bytes 0-3, b bytes
+// 4-7) that nibble i of s names (s's nibbles 0-7 only: no sign replication). nvcc: one PRMT.
+#if defined(__CUDACC__)
+__device__ __forceinline__ uint32_t kc_prmt(uint32_t a, uint32_t b, uint32_t s) { return __byte_perm(a, b, s); }
+#elif defined(__HIP__)
+__device__ inline uint32_t kc_prmt(uint32_t a, uint32_t b, uint32_t s) {
+  const uint64_t v = uint64_t(b) << 32 | a;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= uint32_t(v >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+  return r;
+}
+#endif
+
 // ---- kc_cp_async16 / kc_cp_async4, kc_cp_async_commit, kc_cp_async_wait<N> --------------------
 // Copies from global to shared memory that do not hold the thread: nvcc issues cp.async (sm_80 on;
 // the 16-byte form bypasses L1, both addresses 16-byte aligned), committed in groups, and

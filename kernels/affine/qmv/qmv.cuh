@@ -1,21 +1,26 @@
 // MLX affine-quantized decode projection, 1..32 rows: y[m,n] = sum_g s[n,g] sum x q + b[n,g] sum x,
 // bits 2, 3, 4, 5, 6 or 8, groups of 32, 64 or 128, bf16 x, s and b, fp32 sums, bf16 or fp32 out.
 // On tensor cores (mma.sync m16n8k16, kc_gpu.h): a code q is exact in bf16, so sum x q is an mma
-// of the codes against x, and sum x an mma of ones against the same x.
+// of the codes against x; sum x is an mma of x (as A, two 8-row x pieces filling its 16 rows)
+// against ones.
 //
-// A block of 8 warps owns 16 W rows and every x row it serves (8 * MT: up to 32 in one block), so
-// each code word is loaded once and used for all rows. K is cut into 256-code steps, step r to warp
-// slice r % 8. In a step, lane 4g + t takes, for each of its 8 pairs p of mma steps, the 8 codes at
-// k = 256 r + 32 p + 8 t of W rows g and g + 8 (the one or two words that hold them: a quad reads a
-// pair's 4 * bits contiguous bytes) and the 16 bytes of x row g of each x tile at the same k (through
-// L1: x is shared by every block). The 8 codes fill the lane's k slots of the pair's two mma steps
-// (any permutation of k may stand for the 16 slots, as long as codes and x share it; a pair lies
-// inside one group, since groups are multiples of 32). Codes become bf16 in registers (128 + q by
-// its bits, minus 128: exact).
-// Summation order, per output: for each group of the slice (in increasing k) its sum x q and its
-// sum x are chains of mma steps from zero (group / 16 steps each); the group's term s (sum x q) +
-// b (sum x) (one multiply, one fma) is added to the slice's fp32 accumulator; the 8 slices then meet
-// in slice order in shared memory.
+// A block of 8 warps owns a 16-row W tile at a time and every x row it serves (8 * MT: up to 32 in
+// one block), so each code word is loaded once and used for all rows; a block walks tiles
+// blockIdx.x, + gridDim.x, ... (a grid of the blocks the device holds at once). K is cut into
+// 256-code steps, step r to warp slice r % 8. In a step, lane 4g + t takes, for each of its 8 pairs
+// p of mma steps, 8 codes of W rows g and g + 8 and the 16 bytes of x row g of each x tile at the
+// same k (through L1: x is shared by every block): at 3, 5 and 6 bits (and 2 bits in groups of 32)
+// k = 256 r + 32 p + 8 t (the one or two words that hold them); at 2, 4 and 8 bits the lane reads
+// the codes of kSpan pairs (all of a group's, up to 4) as one run of words, k = 256 r + 32 kSpan c +
+// 8 (kSpan t + i) for pair kSpan c + i. Either way a pair's quad covers 32 k of one group, and the
+// 8 codes fill the lane's k slots of the pair's two mma steps (any permutation of k may stand for
+// the 16 slots, as long as codes and x share it). Codes become bf16 pairs (2e, 2e + 1), the order of
+// x's words, in registers (128 + q by its bits, minus 128; 8 bits through fp32: exact).
+// Summation order, per output: for each group of the slice (in increasing k) its sum x q is a chain
+// of mma steps from zero (group / 16 steps); its sum x, per x row, a chain from zero of the group's
+// group / 16 mma steps (for one x tile: two chains of group / 32 steps, the pairs' first and second
+// mma steps, then added); the group's term s (sum x q) + b (sum x) (one multiply, one fma) is added
+// to the slice's fp32 accumulator; the 8 slices then meet in slice order in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
 #pragma once
 #include <cuda_bf16.h>
@@ -46,10 +51,10 @@ __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_
 template <int BITS> __device__ __forceinline__ uint32_t codes_bf16x2(uint32_t packed) {
 #if defined(__CUDACC__)
   if constexpr (BITS <= 7) {
-    // 0x4300 | q is the bf16 128 + q (7 mantissa bits); take 128 away in bf16, exactly.
-    uint32_t p = packed | 0x43004300u;
-    __nv_bfloat162 v = *reinterpret_cast<__nv_bfloat162*>(&p);
-    v = __hsub2(v, __floats2bfloat162_rn(128.f, 128.f));
+    // 0x4300 | q is the bf16 128 + q (7 mantissa bits); take 128 away in bf16, exactly (128 given as
+    // bits: a converted constant stays a conversion in the loop).
+    uint32_t p = packed | 0x43004300u, c = 0x43004300u;
+    __nv_bfloat162 v = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&p), *reinterpret_cast<__nv_bfloat162*>(&c));
     return *reinterpret_cast<uint32_t*>(&v);
   }
 #endif
@@ -59,38 +64,76 @@ template <int BITS> __device__ __forceinline__ uint32_t codes_bf16x2(uint32_t pa
   return (__float_as_uint(fa) >> 16) | (__float_as_uint(fb) & 0xffff0000u);
 }
 
+// The lane's 8 codes of a pair (8 BITS bits from bit o of hi:lo; hi only where they reach past lo) as 4
+// bf16 pairs, pair e = codes 2e, 2e + 1 (low half first), so x's words pair with them as loaded.
+// A pair is cut by prmt from two 16-bit windows of the codes, one BITS above the other (one window
+// holds code 2e, the other code 2e + 1 at the same bit), so one mask lifts both codes.
+template <int BITS> __device__ __forceinline__ void codes8_bf16(uint32_t lo, uint32_t hi, int o, uint32_t (&cw)[4]) {
+  if constexpr (BITS == 8) {
+    // 0x4B0000qq is 2^23 + q in fp32; less 2^23 leaves q, whose high half is bf16 q: pack two.
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const uint32_t w = e < 2 ? lo : hi, j = (2 * e) % 4;
+      const float fa = __uint_as_float(kc_prmt(w, 0x4B000000u, 0x7440u | j)) - 8388608.f;
+      const float fb = __uint_as_float(kc_prmt(w, 0x4B000000u, 0x7440u | (j + 1))) - 8388608.f;
+      cw[e] = kc_prmt(__float_as_uint(fa), __float_as_uint(fb), 0x7632u);
+    }
+  } else {
+    const uint64_t v = BITS == 4 ? lo : BITS == 2 ? lo >> o : (uint64_t(hi) << 32 | lo) >> o;
+    auto win = [&](int s) { return uint32_t(v >> s); };  // s constant once unrolled
+    constexpr uint32_t m = (1u << BITS) - 1;
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int p = 2 * e * BITS, base = p / 16 * 16;  // code 2e's bit; its 16-bit window
+      uint32_t u;
+      int sh;
+      if (p - base + BITS <= 16) {  // both halves of one word pair's windows: shared by their codes
+        const int w0 = base / 32 * 32;
+        u = kc_prmt(win(w0), win(w0 + BITS), base % 32 ? 0x7632u : 0x5410u);
+        sh = p - base;
+      } else {
+        u = kc_prmt(win(p), win(p + BITS), 0x5410u);
+        sh = 0;
+      }
+      cw[e] = codes_bf16x2<BITS>((u >> sh) & (m | m << 16));
+    }
+  }
+}
+
 }  // namespace kc::affine_cu
 
-// grid (ceil(N / 16), ceil(M / 8 MT)), 256 threads (8 warps: the K slices). Beyond 8 rows a lane
-// holds two steps' code words and 8 or 16 x vectors: one block an SM leaves them their registers
-// unspilled (128 registers spill some forms on sm_80 to sm_121).
+// grid (min(ceil(N / 16), resident blocks), ceil(M / 8 MT)), 256 threads (8 warps: the K slices).
+// A block walks its 16-row W tiles (blockIdx.x, + gridDim.x, ...); each warp loads its next step,
+// of this tile or the next, before it sums the current one, so loads stay in flight across tiles.
+// Blocks an SM: on sm_90, up to 8 rows, 2 and 4 bits in groups up to 64 fit 80 registers (three
+// blocks, more warps to hide latency), the others 128; beyond 8 rows a lane holds 8 or 16 x vectors:
+// one block leaves them their registers. Other targets schedule the same code into more registers:
+// 2 and 4 bits get 128, the rest one block, so that none spills (sm_80 to sm_121).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900
+#define KC_QMV_BLOCKS(BITS, GROUP, MT) (MT == 1 && (BITS == 2 || BITS == 4) ? 2 : 1)
+#else
+#define KC_QMV_BLOCKS(BITS, GROUP, MT) (MT == 1 ? ((BITS == 2 || BITS == 4) && GROUP <= 64 ? 3 : 2) : 1)
+#endif
 template <int BITS, int GROUP, int MT, class Out, kc::affine_cu::Fault F = kc::affine_cu::Fault::none>
-__global__ void __launch_bounds__(256, MT == 1 ? 2 : 1)
+__global__ void __launch_bounds__(256, KC_QMV_BLOCKS(BITS, GROUP, MT))
 kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
               const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::affine_cu;
   static_assert(GROUP % 32 == 0 && kStepK % GROUP == 0, "a pair of mma steps lies in one group");
+  static_assert(MT == 1 || MT % 2 == 0, "x tiles pair up in the sum-x mma");
   constexpr int kPairs = kStepK / 32, kPairsGroup = GROUP / 32, kGroupsStep = kStepK / GROUP;
   constexpr uint32_t kMask = (1u << BITS) - 1;
-  // Pair codes e, e + 4 (and x alike) where the bits allow it cheaply; the reversed-code control
-  // keeps the plain order, where its fault is written.
-  constexpr bool kSpread = (BITS == 2 || BITS == 4) && F != kc::affine_cu::Fault::reversed_code;
-  __shared__ float red[kSlices][MT * 4][32];
+  constexpr bool kHi = BITS == 3 || BITS == 5 || BITS == 6 || BITS == 8;  // codes may reach a 2nd word
+  constexpr int kSum = MT == 1 ? 1 : MT / 2;                               // sum-x mma tiles
+  constexpr int kSB = (kGroupsStep + 3) / 4;
+  __shared__ float red[2][kSlices][MT * 4][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, t = lane & 3;
-  const int n0 = blockIdx.x * kRowsW, m0 = blockIdx.y * kRowsX * MT;
+  const int m0 = blockIdx.y * kRowsX * MT;
   const int wpr = K / 32 * BITS, G = K / GROUP;  // words and groups a row
-  const uint32_t* qr[2];
-  const uint16_t *sr[2], *br[2];
-  bool wok[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int n = n0 + g + 8 * h;
-    wok[h] = n < N;
-    qr[h] = q + size_t(wok[h] ? n : 0) * wpr;
-    sr[h] = s + size_t(wok[h] ? n : 0) * G;
-    br[h] = b + size_t(wok[h] ? n : 0) * G;
-  }
+  const int tiles = (N + kRowsW - 1) / kRowsW, steps = (K + kStepK - 1) / kStepK;
+  const bool active = warp < steps;
+  const int ms = active ? (steps - warp + kSlices - 1) / kSlices : 1;  // the warp's steps a tile
   const uint16_t* xr[MT];
   bool xok[MT];
 #pragma unroll
@@ -101,125 +144,154 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   }
   // The lane's 8 codes of a pair start at bit 8 t BITS of the pair's words: word t BITS / 4, bit o.
   const int wofs = (t * BITS) / 4, o = (8 * t * BITS) % 32;
-  const bool two = o + 8 * BITS > 32;
-  const uint32_t ones[4] = {0x3F803F80u, 0x3F803F80u, 0x3F803F80u, 0x3F803F80u};  // bf16 1.0 pairs
-  float acc[MT][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int c = 0; c < 4; ++c) acc[i][c] = 0.f;
+  const bool two = kHi && o + 8 * BITS > 32;
+  // At 2, 4 and 8 bits a lane takes kSpan pairs (as many as lie in a group, up to 4; at least a word)
+  // from one run of its row's words, in one load: pair p = kSpan c + i takes k = 256 r + 32 kSpan c +
+  // 8 (kSpan t + i), so a pair's quad still reads 32 k of one group (fewer, wider loads).
+  constexpr int kSpan = (BITS == 4 || BITS == 8 || (BITS == 2 && GROUP >= 64)) ? (GROUP / 32 < 4 ? GROUP / 32 : 4) : 1;
+  constexpr int kRun = kSpan * BITS / 4;  // words of a lane's run
+  auto pair_k = [&](int p) { return kSpan > 1 ? 32 * kSpan * (p / kSpan) + 8 * (kSpan * t + p % kSpan) : 32 * p + 8 * t; };
+  auto pair_o = [&](int p) { return kSpan > 1 ? (BITS == 2 ? 16 * (p % 2) : 0) : o; };  // bit of the codes
+  constexpr uint32_t kOnes = 0x3F803F80u;  // bf16 1.0 pairs
 
   // A step's loads from memory: its code words, and its scales and biases shared out over the quad
   // (lane t holds groups t, t + 4 of the step; a group's are fetched from their lane when summed).
-  // The next step's are issued before this step is summed, so a warp always has loads in flight.
-  constexpr int kSB = (kGroupsStep + 3) / 4;
-  const int steps = (K + kStepK - 1) / kStepK;
-  uint32_t lo[kPairs][2], hi[kPairs][2], sb[kSB][2];
-  auto load_step = [&](int r, uint32_t (&l)[kPairs][2], uint32_t (&u)[kPairs][2], uint32_t (&v)[kSB][2]) {
+  struct Buf {
+    uint32_t lo[kPairs][2], hi[kPairs][2], sb[kSB][2];
+  };
+  auto load = [&](Buf& d, int tile, int r) {
     const int kb = r * kStepK;
 #pragma unroll
-    for (int p = 0; p < kPairs; ++p) {
-      const bool in = kb + 32 * p < K;
-      const int wi = (kb + 32 * p) / 32 * BITS + wofs;
+    for (int h = 0; h < 2; ++h) {
+      const int n = tile * kRowsW + g + 8 * h;
+      const bool ok = n < N;
+      const uint32_t* qr = q + size_t(ok ? n : 0) * wpr;
+      if constexpr (kSpan > 1) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        l[p][h] = (in && wok[h]) ? __ldcs(qr[h] + wi) : 0u;
-        u[p][h] = (in && wok[h] && two) ? __ldcs(qr[h] + wi + 1) : 0u;
+        for (int c = 0; c < kPairs / kSpan; ++c) {
+          const bool in = ok && kb + 32 * kSpan * c < K;
+          const uint32_t* src = qr + (kb + 32 * kSpan * c) / 32 * BITS + kRun * t;
+          uint32_t w[kRun];
+          if constexpr (kRun == 1) {
+            w[0] = in ? __ldcs(src) : 0u;
+          } else if constexpr (kRun == 2) {
+            const uint2 v = in ? __ldcs(reinterpret_cast<const uint2*>(src)) : make_uint2(0, 0);
+            w[0] = v.x, w[1] = v.y;
+          } else {
+#pragma unroll
+            for (int u = 0; u < kRun / 4; ++u) {
+              const uint4 v = in ? __ldcs(reinterpret_cast<const uint4*>(src) + u) : make_uint4(0, 0, 0, 0);
+              w[4 * u] = v.x, w[4 * u + 1] = v.y, w[4 * u + 2] = v.z, w[4 * u + 3] = v.w;
+            }
+          }
+#pragma unroll
+          for (int i = 0; i < kSpan; ++i) {
+            const int p = kSpan * c + i;
+            d.lo[p][h] = BITS == 8 ? w[2 * i] : BITS == 4 ? w[i] : w[i / 2];
+            d.hi[p][h] = BITS == 8 ? w[2 * i + 1] : 0u;
+          }
+        }
+      } else {
+#pragma unroll
+        for (int p = 0; p < kPairs; ++p) {
+          const bool in = ok && kb + 32 * p < K;
+          const int wi = (kb + 32 * p) / 32 * BITS + wofs;
+          d.lo[p][h] = in ? __ldcs(qr + wi) : 0u;
+          d.hi[p][h] = (in && two) ? __ldcs(qr + wi + 1) : 0u;
+        }
       }
-    }
+      const uint16_t* sr = s + size_t(ok ? n : 0) * G;
+      const uint16_t* br = b + size_t(ok ? n : 0) * G;
 #pragma unroll
-    for (int j = 0; j < kSB; ++j) {
-      const int gi = t + 4 * j, k0 = kb + gi * GROUP;
-      const bool in = gi < kGroupsStep && k0 < K;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int gr = k0 / GROUP;
-        v[j][h] = (in && wok[h]) ? uint32_t(__ldg(sr[h] + (F == Fault::first_scale ? 0 : gr))) |
-                                       uint32_t(__ldg(br[h] + gr)) << 16
-                                 : 0u;
+      for (int j = 0; j < kSB; ++j) {
+        const int gi = t + 4 * j, k0 = kb + gi * GROUP, gr = k0 / GROUP;
+        const bool in = ok && gi < kGroupsStep && k0 < K;
+        d.sb[j][h] = in ? uint32_t(__ldg(sr + (F == Fault::first_scale ? 0 : gr))) | uint32_t(__ldg(br + gr)) << 16
+                        : 0u;
       }
     }
   };
-  if (warp < steps) load_step(warp, lo, hi, sb);
-  for (int r = warp; r < steps; r += kSlices) {
+
+  float acc[MT][4];
+  auto compute = [&](const Buf& d, int r) {
     const int kb = r * kStepK;
-    uint32_t lo2[kPairs][2] = {}, hi2[kPairs][2] = {}, sb2[kSB][2] = {};
-    if (r + kSlices < steps) load_step(r + kSlices, lo2, hi2, sb2);
 #pragma unroll
     for (int gi = 0; gi < kGroupsStep; ++gi) {
-      const int k0 = kb + gi * GROUP;
-      if (k0 >= K) continue;  // groups are whole: K is a multiple of GROUP
-      float cq[MT][4], cx[MT][4];
+      if (kb + gi * GROUP >= K) break;  // groups are whole: K is a multiple of GROUP
+      float cq[MT][4], cs[kSum][4];
 #pragma unroll
       for (int i = 0; i < MT; ++i)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) cq[i][c] = 0.f, cx[i][c] = 0.f;
+        for (int c = 0; c < 4; ++c) cq[i][c] = 0.f;
+#pragma unroll
+      for (int i = 0; i < kSum; ++i)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) cs[i][c] = 0.f;
 #pragma unroll
       for (int pp = 0; pp < kPairsGroup; ++pp) {
         const int p = gi * kPairsGroup + pp;
-        const int kc0 = kb + 32 * p + 8 * t;
-        uint4 xv[MT];
+        const int kc0 = kb + pair_k(p);
+        uint32_t xw[MT][4];
 #pragma unroll
-        for (int i = 0; i < MT; ++i)
-          xv[i] = xok[i] ? __ldg(reinterpret_cast<const uint4*>(xr[i] + kc0)) : make_uint4(0, 0, 0, 0);
-        uint32_t cw[2][4];  // rows g, g + 8: the lane's 8 codes as 4 bf16 pairs
-        if constexpr (kSpread) {
-          // 2 and 4 bits: code e and code e + 4 sit 16 bits apart (4 bits: in the word; 2 bits: once
-          // the 8 codes' second byte moves up 16), so one mask lifts a pair (e, e + 4); x is paired the
-          // same way below.
+        for (int i = 0; i < MT; ++i) {
+          const uint4 v = xok[i] ? __ldg(reinterpret_cast<const uint4*>(xr[i] + kc0)) : make_uint4(0, 0, 0, 0);
+          xw[i][0] = v.x, xw[i][1] = v.y, xw[i][2] = v.z, xw[i][3] = v.w;
+        }
+        uint32_t cw[2][4];  // rows g, g + 8: the lane's 8 codes as 4 bf16 pairs (2e, 2e + 1)
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            uint32_t v = lo[p][h] >> o;
-            if (BITS == 2) v = (v & 0xffu) | ((v & 0xff00u) << 8);
-#pragma unroll
-            for (int e = 0; e < 4; ++e) cw[h][e] = codes_bf16x2<BITS>((v >> (BITS * e)) & (kMask | kMask << 16));
-          }
-#pragma unroll
-          for (int i = 0; i < MT; ++i) {  // x as (0,4), (1,5), (2,6), (3,7)
-            const uint4 u = xv[i];
-            xv[i] = make_uint4((u.x & 0xffffu) | (u.z << 16), (u.x >> 16) | (u.z & 0xffff0000u),
-                               (u.y & 0xffffu) | (u.w << 16), (u.y >> 16) | (u.w & 0xffff0000u));
-          }
-        } else {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const uint64_t v = ((uint64_t(hi[p][h]) << 32) | lo[p][h]) >> o;
+        for (int h = 0; h < 2; ++h) {
+          if constexpr (F == Fault::reversed_code) {  // the 8 codes one by one, in reverse
+            const uint64_t v = ((uint64_t(d.hi[p][h]) << 32) | d.lo[p][h]) >> pair_o(p);
             uint32_t c8[8];
 #pragma unroll
-            for (int e = 0; e < 8; ++e) c8[e] = uint32_t(v >> (e * BITS)) & kMask;
-            if (F == Fault::reversed_code)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) {
-                const uint32_t tmp = c8[e];
-                c8[e] = c8[7 - e], c8[7 - e] = tmp;
-              }
+            for (int e = 0; e < 8; ++e) c8[7 - e] = uint32_t(v >> (e * BITS)) & kMask;
 #pragma unroll
             for (int e = 0; e < 4; ++e) cw[h][e] = codes_bf16x2<BITS>(c8[2 * e] | c8[2 * e + 1] << 16);
+          } else {
+            codes8_bf16<BITS>(d.lo[p][h], d.hi[p][h], pair_o(p), cw[h]);
           }
         }
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
           const uint32_t af[4] = {cw[0][2 * j], cw[1][2 * j], cw[0][2 * j + 1], cw[1][2 * j + 1]};
 #pragma unroll
-          for (int i = 0; i < MT; ++i) {
-            const uint32_t xw[4] = {xv[i].x, xv[i].y, xv[i].z, xv[i].w};
-            kc_mma_m16n8k16_bf16(cq[i], af, xw[2 * j], xw[2 * j + 1]);
-            kc_mma_m16n8k16_bf16(cx[i], ones, xw[2 * j], xw[2 * j + 1]);
+          for (int i = 0; i < MT; ++i) kc_mma_m16n8k16_bf16(cq[i], af, xw[i][2 * j], xw[i][2 * j + 1]);
+          if constexpr (MT > 1) {  // sum x: x tiles 2a, 2a + 1 as the 16 rows of A, against ones
+#pragma unroll
+            for (int a = 0; a < kSum; ++a) {
+              const uint32_t xa[4] = {xw[2 * a][2 * j], xw[2 * a + 1][2 * j], xw[2 * a][2 * j + 1],
+                                      xw[2 * a + 1][2 * j + 1]};
+              kc_mma_m16n8k16_bf16(cs[a], xa, kOnes, kOnes);
+            }
           }
         }
+        if constexpr (MT == 1) {  // sum x: the pair's two mma steps of x row g as the 16 rows of A
+          const uint32_t xa[4] = {xw[0][0], xw[0][2], xw[0][1], xw[0][3]};
+          kc_mma_m16n8k16_bf16(cs[0], xa, kOnes, kOnes);
+        }
+      }
+      // Lane 4g + t holds sum x of x row g of each tile; the mma's columns 2t, 2t + 1 are x rows
+      // 2t, 2t + 1 of lanes 8t and 8t + 4.
+      float sxr[MT];
+      if constexpr (MT == 1) {
+        sxr[0] = cs[0][0] + cs[0][2];
+      } else {
+#pragma unroll
+        for (int a = 0; a < kSum; ++a) sxr[2 * a] = cs[a][0], sxr[2 * a + 1] = cs[a][2];
       }
       float sv[2], bv[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // this group's scale and bias from lane 4g + gi % 4
-        const uint32_t w = __float_as_uint(__shfl_sync(0xffffffffu, __uint_as_float(sb[gi / 4][h]), 4 * g + gi % 4));
+        const uint32_t w = __float_as_uint(__shfl_sync(0xffffffffu, __uint_as_float(d.sb[gi / 4][h]), 4 * g + gi % 4));
         sv[h] = bf(uint16_t(w & 0xffffu));
         bv[h] = bf(uint16_t(w >> 16));
       }
 #pragma unroll
-      for (int i = 0; i < MT; ++i)
+      for (int i = 0; i < MT; ++i) {
+        const float sx[2] = {__shfl_sync(0xffffffffu, sxr[i], 8 * t), __shfl_sync(0xffffffffu, sxr[i], 8 * t + 4)};
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
-          const float ss = sv[c >> 1], bb = bv[c >> 1], xs = cx[i][c & 1];  // rows g, g + 8 of ones agree
+          const float ss = sv[c >> 1], bb = bv[c >> 1], xs = sx[c & 1];
           float term;
           if (F == Fault::fold_scale)
             term = ss * (cq[i][c] + __bfloat162float(__float2bfloat16_rn(bb / ss)) * xs);
@@ -227,30 +299,53 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
             term = fmaf(ss, cq[i][c], bb * xs);
           acc[i][c] += term;
         }
+      }
     }
+  };
+
+  // A tile's 8 slices meet in shared memory (two buffers: the barrier of tile j + 1 comes after every
+  // thread's reads of tile j, so tile j + 2 may write its buffer).
+  auto finish = [&](int tile, int par) {
 #pragma unroll
-    for (int p = 0; p < kPairs; ++p)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) lo[p][h] = lo2[p][h], hi[p][h] = hi2[p][h];
+      for (int c = 0; c < 4; ++c) red[par][warp][i * 4 + c][lane] = acc[i][c], acc[i][c] = 0.f;
+    __syncthreads();
+    const int n0 = tile * kRowsW;
+    for (int e = threadIdx.x; e < MT * 4 * 32; e += 256) {
+      const int qd = e / 32, ln = e % 32, i = qd / 4, c = qd % 4;
+      const int n = n0 + (ln >> 2) + 8 * (c >> 1), m = m0 + i * kRowsX + 2 * (ln & 3) + (c & 1);
+      if (n < N && m < M) {
+        float v = red[par][0][qd][ln];
 #pragma unroll
-    for (int j = 0; j < kSB; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) sb[j][h] = sb2[j][h];
-  }
+        for (int k = 1; k < kSlices; ++k) v += red[par][k][qd][ln];
+        kc_store<Out>(y, size_t(m) * N + n, v);
+      }
+    }
+  };
+
+  int tile = blockIdx.x, st = 0, par = 0;
+  if (tile >= tiles) return;
 #pragma unroll
   for (int i = 0; i < MT; ++i)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) red[warp][i * 4 + c][lane] = acc[i][c];
-  __syncthreads();
-  for (int e = threadIdx.x; e < MT * 4 * 32; e += 256) {
-    const int qd = e / 32, ln = e % 32, i = qd / 4, c = qd % 4;
-    const int n = n0 + (ln >> 2) + 8 * (c >> 1), m = m0 + i * kRowsX + 2 * (ln & 3) + (c & 1);
-    if (n < N && m < M) {
-      float v = red[0][qd][ln];
-#pragma unroll
-      for (int k = 1; k < kSlices; ++k) v += red[k][qd][ln];
-      kc_store<Out>(y, size_t(m) * N + n, v);
+    for (int c = 0; c < 4; ++c) acc[i][c] = 0.f;
+  Buf A, B;
+  if (active) load(A, tile, warp);
+  // One item: prefetch the next (step st + 1 of this tile, or the first of the next tile), sum this.
+  auto item = [&](Buf& cur, Buf& nxt) {
+    int t1 = tile, s1 = st + 1;
+    if (s1 == ms) t1 += gridDim.x, s1 = 0;
+    if (active && t1 < tiles) load(nxt, t1, warp + kSlices * s1);
+    if (active) compute(cur, warp + kSlices * st);
+    if (s1 == 0) {
+      finish(tile, par);
+      par ^= 1;
     }
+    tile = t1, st = s1;
+    return tile < tiles;
+  };
+  while (item(A, B) && item(B, A)) {
   }
 }
 
@@ -259,9 +354,10 @@ namespace kc::affine_cu {
 // x tiles (of 8 rows) a block takes: every row a launch serves (up to 32) in one block.
 inline int qmv_tiles(int M) { return M <= 8 ? 1 : M <= 16 ? 2 : 4; }
 
-// Longest chain of roundings for an output: a group's sum x q (and sum x) over its group / 16 mma
-// steps, each k counted as three fp32 roundings (an mma's internal alignment may truncate rather than
-// round: NVIDIA does not document it; the count dense/gemm uses); the group's b * sum x and fma;
+// Longest chain of roundings for an output: a group's sum x q over its group / 16 mma steps, each k
+// counted as three fp32 roundings (an mma's internal alignment may truncate rather than round: NVIDIA
+// does not document it; the count dense/gemm uses); sum x is no longer (group / 16 steps, or two
+// chains of group / 32 and their add: 3 group / 2 + 1); the group's b * sum x and fma;
 // the slice's chain over its groups (at most ceil(ceil(k / 256) / 8) steps of 256 / group groups,
 // and never more than k / group); the 7 slice adds.
 inline double qmv_depth(long K, long group) {
@@ -271,18 +367,44 @@ inline double qmv_depth(long K, long group) {
   return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
 }
 
+// Blocks of kernel k the device holds at once (SMs x occupancy), found once a kernel; 0 where it
+// cannot be known (no device; the HIP parse): then a block a tile.
+inline int qmv_resident(const void* k) {
+#if defined(__CUDACC__)
+  int dev = 0, sms = 0, per = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, 256, 0)) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return sms * per;
+#else
+  (void)k;
+  return 0;
+#endif
+}
+
+template <int BITS, int GROUP, int MT, class Out, Fault F>
+inline void launch_qmv_mt(const uint16_t* x, const uint32_t* q, const uint16_t* s, const uint16_t* b, Out* y, int M,
+                          int N, int K, cudaStream_t st) {
+  static const int most = qmv_resident(reinterpret_cast<const void*>(kc_affine_qmv<BITS, GROUP, MT, Out, F>));
+  const int tiles = (N + kRowsW - 1) / kRowsW, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
+  const int per = most / ty;
+  const dim3 grid(per > 0 && tiles > per ? per : tiles, ty);
+  kc_affine_qmv<BITS, GROUP, MT, Out, F><<<grid, 256, 0, st>>>(x, q, s, b, y, M, N, K);
+}
+
 template <int BITS, int GROUP, class Out, Fault F = Fault::none>
 inline void launch_qmv(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
                        cudaStream_t st) {
   const int mt = qmv_tiles(M);
-  const dim3 grid((N + kRowsW - 1) / kRowsW, (M + kRowsX * mt - 1) / (kRowsX * mt));
   auto xx = static_cast<const uint16_t*>(x);
   auto qq = static_cast<const uint32_t*>(q);
   auto ss = static_cast<const uint16_t*>(s);
   auto bb = static_cast<const uint16_t*>(b);
-  if (mt == 1) kc_affine_qmv<BITS, GROUP, 1, Out, F><<<grid, 256, 0, st>>>(xx, qq, ss, bb, y, M, N, K);
-  else if (mt == 2) kc_affine_qmv<BITS, GROUP, 2, Out, F><<<grid, 256, 0, st>>>(xx, qq, ss, bb, y, M, N, K);
-  else kc_affine_qmv<BITS, GROUP, 4, Out, F><<<grid, 256, 0, st>>>(xx, qq, ss, bb, y, M, N, K);
+  if (mt == 1) launch_qmv_mt<BITS, GROUP, 1, Out, F>(xx, qq, ss, bb, y, M, N, K, st);
+  else if (mt == 2) launch_qmv_mt<BITS, GROUP, 2, Out, F>(xx, qq, ss, bb, y, M, N, K, st);
+  else launch_qmv_mt<BITS, GROUP, 4, Out, F>(xx, qq, ss, bb, y, M, N, K, st);
 }
 
 }  // namespace kc::affine_cu
