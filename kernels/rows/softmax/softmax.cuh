@@ -4,7 +4,7 @@
 //   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too). The form is bound by
 //   issue, not memory: with expf and the subtraction's correction (about 37 instructions an element)
 //   ncu showed 0.80 warp instructions a scheduler a cycle on the H200 and it ran at 63-73% of copy
-//   bandwidth; with exp2_diff, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide. From 8 vectors a
+//   bandwidth; with exp2f, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide. From 8 vectors a
 //   thread, blocks stay resident and walk row groups with the next group's loads in flight
 //   (cp.async): 63% against 55% at 16,384 wide with expf; below that the walk measured slower (65%
 //   against 70% at 4,096) and is not used.
@@ -19,23 +19,38 @@
 #include "../../common/kc_rows.cuh"
 
 namespace kc::cu {
-// e^(x - m) as exp2f((x - m) log2(e)), the row form's exp. exp_diff (expf with the subtraction's
-// rounding folded back in) issues about 25 instructions an element more, and the row form is bound
-// by issue: it ran at 63-73% of copy bandwidth, the same form with __expf at 76-99% (H200,
-// bench/cuda/h200_rows.txt). Error, as the contract declares it: exp2f's 2 ulp, plus the roundings
-// of x - m, of log2(e) and of their product, together at most 2.23 |x - m| 2^-24 of the result;
-// where y is a bf16 normal, e^(x - m) >= y >= 2^-126, so |x - m| <= 88 and that is at most 98.1
-// ulps (2^-23 each). Below, y is bf16 subnormal or zero and the output's floor bounds it. exp2f
-// is not flushed to zero, and keeps the classes: e^(-inf) = 0, inf - inf = NaN as float64 has it.
-// Measured over every finite bf16 pair x <= m (bench_rows --exp-check, H200): at worst 126.6 x
-// 2^-24, and at most 0.83 of 4 + 2.23 |x - m| units of 2^-24.
-__device__ __forceinline__ float exp2_diff(float x, float m) { return exp2f((x - m) * 1.44269504088896341f); }
+// e^(x - m) 2^64, the row form's exp: ex2.approx.ftz on fma(x - m, log2(e), 64). The scale cancels
+// in y = e / sum e; it keeps every result that matters normal, so the exp needs no subnormal
+// handling: exp2f's range check and two rescaling multiplies (3 of about 12 instructions an
+// element) are gone, and the row form is bound by issue (ncu on the H200: 0.82 warp instructions a
+// scheduler a cycle). A result below 2^-126 (flushed to 0) is an e^(x - m) below 2^-190, whose y is
+// far under bf16's floor (2^-134). Sum <= 16,384 2^64: no overflow.
+// Error, as the contract declares it: ex2's 2 ulp (exp2f's documented error, which is ex2.approx on
+// a rescaled argument), plus the roundings of x - m (|x - m| 2^-24 of the result), of log2(e)
+// (0.224 |x - m| 2^-24) and of the fma (at most 2^-19 in the exponent while |x - m| <= 88, 22.2 x
+// 2^-24 of the result): where y is a bf16 normal, e^(x - m) >= y >= 2^-126, so |x - m| <= 88 and the
+// argument's part is at most 130.4 x 2^-24 (65.2 ulps of 2^-23). Classes as float64's: e^(-inf) = 0,
+// inf - inf = NaN. Measured over every finite bf16 pair x <= m: bench_rows --exp-check.
+// (The earlier form, exp2f((x - m) log2(e)): 2.23 |x - m| 2^-24, up to 98.1 ulps; 84% of copy at
+// 8,192 wide.)
+constexpr float kExpScale = 0x1p64f;
+__device__ __forceinline__ float exp2_diff(float x, float m) {
+  const float a = fmaf(x - m, 1.44269504088896341f, 64.f);
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+  return r;
+#else
+  return exp2f(a);  // HIP: its exp2f, on the same argument
+#endif
+}
 struct Exp2Diff {
   __device__ float operator()(float x, float m) const { return exp2_diff(x, m); }
 };
 
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
-// once a value (kept; Exp is exp2_diff where served), group sum, y. Every thread of the block calls
+// once a value (kept; Exp is exp2_diff where served: any positive scale of e^(x - m) serves, as it
+// cancels in y), group sum, y. Every thread of the block calls
 // it; red/red2 are one array a reduction, so no barrier frees one for the next: a caller that calls
 // again may, as every read of red comes before the barrier of red2, and every read of red2 before
 // the next call's first barrier.
