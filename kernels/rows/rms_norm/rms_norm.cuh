@@ -10,9 +10,9 @@
 //   columns in order, and stores whole 32-byte sectors (store8_f32_pair). At any other width,
 //   2-byte loads: thread t keeps columns t + 256 i (its first R = 16, 32 or 64 in registers: the
 //   fewest that hold the row, to 16,384 wide; only values past 256 R are read again).
-//   H200 (bench/cuda/h200_rows.txt): the 2-byte form ran at 98%, 84% and 75% of copy bandwidth at
-//   4,096, 8,192 and 16,384 wide, bound by its load and store instructions (the vector form of the
-//   same traffic, kc_rms_norm_vec, ran at 96% at 16,384); 512 threads a row measured no faster.
+//   H200 (bench/cuda/h200_rows.txt): the 16-byte form runs at 98%, 96% and 95% of copy bandwidth at
+//   4,096, 8,192 and 16,384 wide; the 2-byte form, served there before, ran at 98%, 84% and 75%,
+//   bound by its load and store instructions (512 threads a row measured no faster).
 #pragma once
 #include "../../common/kc_rows.cuh"
 

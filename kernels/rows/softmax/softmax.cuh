@@ -4,8 +4,9 @@
 //   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too). The form is bound by
 //   issue, not memory: with expf and the subtraction's correction (about 37 instructions an element)
 //   ncu showed 0.80 warp instructions a scheduler a cycle on the H200 and it ran at 63-73% of copy
-//   bandwidth; with exp2f, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide. From 8 vectors a
-//   thread, blocks stay resident and walk row groups with the next group's loads in flight
+//   bandwidth; with exp2f, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide; with the max on bf16
+//   pairs and exp2_diff's scaled ex2 (3 instructions an element fewer), 95%, 94% and 86%. From 8
+//   vectors a thread, blocks stay resident and walk row groups with the next group's loads in flight
 //   (cp.async): 63% against 55% at 16,384 wide with expf; below that the walk measured slower (65%
 //   against 70% at 4,096) and is not used.
 // kc_softmax_online: any cols % 8 == 0 (served past 16,384), no row in registers: one read pass
