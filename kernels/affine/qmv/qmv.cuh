@@ -367,27 +367,13 @@ inline double qmv_depth(long K, long group) {
   return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
 }
 
-// Blocks of kernel k the device holds at once (SMs x occupancy), found once a kernel; 0 where it
-// cannot be known (no device; the HIP parse): then a block a tile.
-inline int qmv_resident(const void* k) {
-#if defined(__CUDACC__)
-  int dev = 0, sms = 0, per = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, 256, 0)) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return sms * per;
-#else
-  (void)k;
-  return 0;
-#endif
-}
-
+// A grid of the blocks the device holds at once, each walking W tiles (a block a tile where that is
+// not known).
 template <int BITS, int GROUP, int MT, class Out, Fault F>
 inline void launch_qmv_mt(const uint16_t* x, const uint32_t* q, const uint16_t* s, const uint16_t* b, Out* y, int M,
                           int N, int K, cudaStream_t st) {
-  static const int most = qmv_resident(reinterpret_cast<const void*>(kc_affine_qmv<BITS, GROUP, MT, Out, F>));
+  static const int most =
+      kc_resident_blocks(reinterpret_cast<const void*>(kc_affine_qmv<BITS, GROUP, MT, Out, F>), 256);
   const int tiles = (N + kRowsW - 1) / kRowsW, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
   const int per = most / ty;
   const dim3 grid(per > 0 && tiles > per ? per : tiles, ty);

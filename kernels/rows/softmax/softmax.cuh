@@ -206,24 +206,10 @@ kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, 
 }
 
 namespace kc::cu {
-// Blocks of kernel k that the device holds at once (occupancy x SMs), found once a kernel: the
-// grid of the row-walking form (8 vectors a thread). 0 where it cannot be known (no device; the HIP parse).
-inline int resident_blocks(const void* k) {
-#if defined(__CUDACC__)
-  int dev = 0, sms = 0, per = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, kBlock, 0)) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return sms * per;
-#else
-  (void)k;
-  return 0;
-#endif
-}
+// The row-walking form (8 vectors a thread) takes a grid of the blocks the device holds at once.
 template <int VPT> inline void launch_softmax_vpt(const kc_u4* x, kc_u4* y, int rows, int cols, RowShape s, cudaStream_t st) {
-  static const int most = VPT < kSoftmaxWalkVpt ? 0 : resident_blocks(reinterpret_cast<const void*>(kc_softmax_vec<VPT>));
+  static const int most =
+      VPT < kSoftmaxWalkVpt ? 0 : kc_resident_blocks(reinterpret_cast<const void*>(kc_softmax_vec<VPT>), kBlock);
   const long groups = (long(rows) + s.rpb - 1) / s.rpb;
   const int grid = int(most > 0 && groups > most ? most : groups);
   kc_softmax_vec<VPT><<<grid, kBlock, 0, st>>>(x, y, rows, cols, s.tpr);
