@@ -126,20 +126,16 @@ void prepare(Case& c, int bits, int group, DType out) {
     }
   };
   if (nf) {
+    auto pat = [&](int64_t r) { return r % P; };
     fam::fill_from_patterns(x.data(), st.m, st.k, std::min(P, st.m), [&](int64_t p, bf16* row) { draw_x(uint64_t(p), row); },
-                            [&](int64_t r) { return r % P; });
+                            pat);
     const int64_t pw = std::min(P, st.n);
     std::vector<uint32_t> pq(size_t(pw * st.wpr));
     std::vector<bf16> ps(size_t(pw * st.g)), pb(ps.size());
     for (int64_t p = 0; p < pw; ++p) draw_w(uint64_t(P + p), &pq[p * st.wpr], &ps[p * st.g], &pb[p * st.g]);
-    kc::parallel_for(st.n, [&](int64_t lo, int64_t hi) {
-      for (int64_t n = lo; n < hi; ++n) {
-        const int64_t p = n % P;
-        std::copy_n(&pq[p * st.wpr], st.wpr, &q[n * st.wpr]);
-        std::copy_n(&ps[p * st.g], st.g, &s[n * st.g]);
-        std::copy_n(&pb[p * st.g], st.g, &b[n * st.g]);
-      }
-    }, 16);
+    fam::copy_patterns(pq.data(), q.data(), st.n, st.wpr, pat);
+    fam::copy_patterns(ps.data(), s.data(), st.n, st.g, pat);
+    fam::copy_patterns(pb.data(), b.data(), st.n, st.g, pat);
   } else {
     kc::parallel_for(st.m + st.n, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {

@@ -99,11 +99,11 @@ void prepare(Case& c, DType out) {
       fam::spread_row(rng, row, st.k, is_x ? -3 : -5, is_x ? 3 : 0);
     };
     if (nf) {
+      auto pat = [&](int64_t r) { return r % P; };
       fam::fill_from_patterns(x.data(), st.m, st.k, std::min(P, st.m), [&](int64_t p, bf16* row) { draw(uint64_t(p), true, row); },
-                              [&](int64_t r) { return r % P; });
+                              pat);
       fam::fill_from_patterns(w.data(), st.n, st.k, std::min(P, st.n),
-                              [&](int64_t p, bf16* row) { draw(uint64_t(P + p), false, row); },
-                              [&](int64_t r) { return r % P; });
+                              [&](int64_t p, bf16* row) { draw(uint64_t(P + p), false, row); }, pat);
     } else {
       kc::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r)

@@ -52,18 +52,22 @@ inline void spread_row(Rng& r, bf16* row, int64_t n, int elo, int ehi) {
   if (j < n) row[j] = spread_bf16(r, elo, ehi);
 }
 
-// Rows [0, rows) of `width` elements each filled in parallel, row r a copy of pattern row
-// pat(r) of `pats` (each built once by make(p, row)): gate 1's fills, whose rows repeat a few
-// patterns, cost a copy a row instead of a row of random draws.
+// Rows [0, rows) of `width` elements each, row r a copy of row pat(r) of `pats`, on every core.
+template <class T, class Pat> void copy_patterns(const T* pats, T* out, int64_t rows, int64_t width, Pat&& pat) {
+  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) std::copy_n(pats + pat(r) * width, width, out + r * width);
+  }, 16);
+}
+
+// The same with each of the `pats` pattern rows built once by make(p, row): gate 1's fills, whose
+// rows repeat a few patterns, cost a copy a row instead of a row of random draws.
 template <class T, class Make, class Pat>
 void fill_from_patterns(T* out, int64_t rows, int64_t width, int64_t pats, Make&& make, Pat&& pat) {
   std::vector<T> p(size_t(pats * width));
   kc::parallel_for(pats, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) make(i, p.data() + i * width);
   });
-  kc::parallel_for(rows, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) std::copy_n(p.data() + pat(r) * width, width, out + r * width);
-  }, 16);
+  copy_patterns(p.data(), out, rows, width, pat);
 }
 
 inline double bf(bf16 v) { return double(from_bf16(v)); }
