@@ -48,6 +48,11 @@ class Timed {
   double& acc_;
   Clock::time_point t0_;
 };
+// Runs f() and adds its time to one phase: `auto want = timed(ctx.phases.reference, [&] { ... });`.
+template <class F> auto timed(double& acc, F&& f) {
+  Timed t(acc);
+  return f();
+}
 
 // A case run once: the case with its outputs, or the problem that stopped it.
 struct Ran {

@@ -37,11 +37,7 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
   }
   size_t bad = 0, total = 0;
   std::string first;
-  std::vector<Expected> want;
-  {
-    Timed t(ctx.phases.reference);
-    want = rig.reference(r.c);
-  }
+  const std::vector<Expected> want = timed(ctx.phases.reference, [&] { return rig.reference(r.c); });
   Timed t(ctx.phases.check);
   for (const auto& e : want) {
     const HostBuffer& hb = r.c.buffer(e.name);

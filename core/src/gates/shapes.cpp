@@ -42,13 +42,8 @@ Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f) {
   Ran r = run_case(ctx, Gate::shapes, s, f);
   if (r.problem) return *r.problem;
   if (ctx.entry.rig.replaced) return bit_equal(ctx, r.c, s, f);
-  std::vector<Expected> want;
-  {
-    Timed t(ctx.phases.reference);
-    want = ctx.entry.rig.reference(r.c);
-  }
-  Timed t(ctx.phases.check);
-  return compare(ctx.entry.spec, r.c, want, true);
+  const std::vector<Expected> want = timed(ctx.phases.reference, [&] { return ctx.entry.rig.reference(r.c); });
+  return timed(ctx.phases.check, [&] { return compare(ctx.entry.spec, r.c, want, true); });
 }
 
 Outcome gate_shapes(GateCtx& ctx) {

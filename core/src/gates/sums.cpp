@@ -19,17 +19,11 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
   Outcome o;
   o.shape = s.str();
   Case c = prepare_case(ctx, Gate::sums, s, f);
-  std::vector<Expected> exp;
-  {
-    Timed t(ctx.phases.reference);
-    exp = ctx.entry.rig.reference(c);
-  }
+  const std::vector<Expected> exp = timed(ctx.phases.reference, [&] { return ctx.entry.rig.reference(c); });
   std::vector<std::string> weak, margins;
   for (SumFormat fm : {SumFormat::f16, SumFormat::bf16})
     for (SumOrder od : {SumOrder::chain, SumOrder::halves, SumOrder::lanes32}) {
-      auto t0 = Clock::now();
-      auto rep = ctx.entry.rig.simulate(c, fm, od);
-      ctx.phases.reference += seconds_since(t0);
+      const auto rep = timed(ctx.phases.reference, [&] { return ctx.entry.rig.simulate(c, fm, od); });
       Timed t(ctx.phases.check);
       if (rep.size() != exp.size())
         throw Error(fmt::format("{}: simulate() gave {} outputs, reference() {}", spec.name, rep.size(), exp.size()));
@@ -71,9 +65,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
   }
   Ran r = run_case(ctx, Gate::sums, s, f, nullptr, &c);
   if (r.problem) return *r.problem;
-  auto t0 = Clock::now();
-  Outcome k = compare(spec, r.c, exp, false);
-  ctx.phases.check += seconds_since(t0);
+  Outcome k = timed(ctx.phases.check, [&] { return compare(spec, r.c, exp, false); });
   k.notes = o.notes;
   if (k.failed) k.detail = "not an fp32 sum: " + k.detail;
   return k;
