@@ -5,3 +5,5 @@ export PATH=/usr/local/cuda/bin:$PATH
 export LD_LIBRARY_PATH="$B/bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export KC_LAUNCHES="${KC_LAUNCHES:-$PWD/kernels:$PWD/controls}"
 export KC_CUDA_RECORDS="${KC_CUDA_RECORDS:-$PWD/records/cuda}"
+export KC_HIP_RECORDS="${KC_HIP_RECORDS:-$PWD/records/hip}"
+export KC_XPU_RECORDS="${KC_XPU_RECORDS:-$PWD/records/xpu}"

@@ -2,6 +2,7 @@
 #include "hip_auditor.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -139,7 +140,11 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
   return out;
 }
 
-std::string default_records_dir() { return KC_HIP_RECORDS_DIR; }
+// $KC_HIP_RECORDS where set (a binary run away from its checkout), as $KC_CUDA_RECORDS for CUDA.
+std::string default_records_dir() {
+  if (const char* e = std::getenv("KC_HIP_RECORDS"); e && *e) return e;
+  return KC_HIP_RECORDS_DIR;
+}
 std::string default_objects_dir() { return KC_HIP_OBJECTS_DIR; }
 
 std::string records_file_for(const std::string& dir, const std::string& compiler, std::string& note) {

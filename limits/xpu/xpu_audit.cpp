@@ -2,6 +2,7 @@
 #include "xpu_audit.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -267,7 +268,11 @@ std::vector<XpuRecord> derive_records(const std::vector<XpuLaunch>& launches, co
   return out;
 }
 
-std::string default_records_dir() { return KC_XPU_RECORDS_DIR; }
+// $KC_XPU_RECORDS where set (a binary run away from its checkout), as $KC_CUDA_RECORDS for CUDA.
+std::string default_records_dir() {
+  if (const char* e = std::getenv("KC_XPU_RECORDS"); e && *e) return e;
+  return KC_XPU_RECORDS_DIR;
+}
 std::string default_zebin_dir() { return KC_XPU_ZEBIN_DIR; }
 
 kc::AuditResult audit_xpu(const std::vector<XpuLaunch>& launches, const std::vector<XpuRecord>& stored,
