@@ -10,7 +10,7 @@ static kc::Entry k_rows_dot_f32(kc::cu::Served env) {
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["rows"], s["cols"]); })
-      .launches({"rows/dot/f32"})
+      .launches({"rows/dot/f32", "rows/dot/f32/r2"})
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "w"});
         need_cols(b, 8, 1 << 16);
@@ -21,4 +21,5 @@ static kc::Entry k_rows_dot_f32(kc::cu::Served env) {
 KC_KERNEL("rows/dot/f32", cuda) { return k_rows_dot_f32(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/dot/f32/prompt", cuda) { return k_rows_dot_f32(kc::cu::prompt_env()); }
 
-KC_CUDA_LAUNCH("rows/dot/f32", kc_row_dot, 256, 0);
+KC_CUDA_LAUNCH("rows/dot/f32", (kc_row_dot<1>), 256, 0);
+KC_CUDA_LAUNCH("rows/dot/f32/r2", (kc_row_dot<2>), 256, 0);
