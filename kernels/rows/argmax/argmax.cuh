@@ -25,10 +25,9 @@ kc_row_argmax(const kc_u4* __restrict__ x, int32_t* __restrict__ id, int rows, i
   kc_u4 bvec = zero4();
   if (live)
     strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int c) {
-      float f[8];
-      unpack8(v, f);
-      const float vm = max_nan(max_nan(max_nan(f[0], f[1]), max_nan(f[2], f[3])),
-                               max_nan(max_nan(f[4], f[5]), max_nan(f[6], f[7])));
+      // The vector's max on bf16 pairs (max2_nan_bf16: 3 pair maxes, then the larger half; NaN if any).
+      const uint32_t m2 = max2_nan_bf16(max2_nan_bf16(v.x, v.y), max2_nan_bf16(v.z, v.w));
+      const float vm = max_nan(bf16_lo(m2), bf16_hi(m2));
       const bool take = bc < 0 || vm > bv || (vm != vm && bv == bv);
       bv = take ? vm : bv;
       bc = take ? c : bc;

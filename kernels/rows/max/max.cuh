@@ -1,6 +1,8 @@
 // Row max, y[r] = max_c x[r,c], bf16 in and out (exact): a NaN anywhere in the row gives NaN, as
-// float64's max over the formula does (nan_max, never fmaxf). 16-byte loads, eight in flight a
-// thread, row groups as sum.cuh.
+// float64's max over the formula does (never fmaxf). 16-byte loads, eight in flight a thread, row
+// groups as sum.cuh. A thread keeps its max as a bf16 pair (max2_nan_bf16: a vector's 8 values in 4
+// pair maxes, where a float max takes 8 unpacks and 8 compare-selects) and takes the larger half at
+// the end: a max is exact in any order and form, and NaN in if NaN anywhere.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -13,14 +15,12 @@ kc_row_max(const kc_u4* __restrict__ x, uint16_t* __restrict__ y, int rows, int 
   const bool live = row < rows;
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
-  float m = -kInf;
+  uint32_t m2 = 0xff80ff80u;  // -inf, -inf
   if (live)
     strided(t, tpr, nvec, [&](int c) { return ld16(xr + c); }, [&](const kc_u4& v, int) {
-      float f[8];
-      unpack8(v, f);
-#pragma unroll
-      for (int j = 0; j < 8; ++j) m = nan_max(m, f[j]);
+      m2 = max2_nan_bf16(max2_nan_bf16(m2, v.x), max2_nan_bf16(v.y, max2_nan_bf16(v.z, v.w)));
     });
+  float m = nan_max(bf16_lo(m2), bf16_hi(m2));
   m = group_all<false>(m, red, tpr, Max());
   if (live && t == 0) y[row] = uint16_t(f32_to_bf16(m));
 }
