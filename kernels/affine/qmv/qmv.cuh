@@ -32,6 +32,7 @@
 #if defined(__CUDACC__)
 #include <cstdint>
 #endif
+#include <type_traits>
 
 namespace kc::affine_cu {
 
@@ -47,17 +48,23 @@ enum class Fault : int { none, fold_scale, reversed_code, first_scale };
 
 __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_t(h) << 16); }
 
-// Two codes (each < 256) packed as qa | qb << 16, as a bf16 pair (low half first); exact.
-template <int BITS> __device__ __forceinline__ uint32_t codes_bf16x2(uint32_t packed) {
+// Two codes (each < 256) packed as qa | qb << 16, as a bf16 pair (low half first); exact. Where the
+// codes still have other bits beside them, `keep` masks them off in the same step (for BITS <= 7 on
+// nvcc: (w & keep) | 0x4300 in each half is one lop3, the magic in a register; written in C++, nvcc
+// emits an and and an or, each constant an immediate).
+template <int BITS> __device__ __forceinline__ uint32_t codes_bf16x2(uint32_t packed, uint32_t keep = 0xffffffffu) {
 #if defined(__CUDACC__)
   if constexpr (BITS <= 7) {
     // 0x4300 | q is the bf16 128 + q (7 mantissa bits); take 128 away in bf16, exactly (128 given as
     // bits: a converted constant stays a conversion in the loop).
-    uint32_t p = packed | 0x43004300u, c = 0x43004300u;
-    __nv_bfloat162 v = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&p), *reinterpret_cast<__nv_bfloat162*>(&c));
+    uint32_t p;
+    const uint32_t c = 0x43004300u;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(p) : "r"(packed), "r"(keep), "r"(c));  // (a & b) | c
+    __nv_bfloat162 v = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&p), *reinterpret_cast<const __nv_bfloat162*>(&c));
     return *reinterpret_cast<uint32_t*>(&v);
   }
 #endif
+  packed &= keep;
   // 2^23 + q is exact in fp32; less 2^23 leaves q, whose fp32 bits end in 16 zeros for q < 256.
   const float fa = __uint_as_float(0x4B000000u | (packed & 0xffffu)) - 8388608.f;
   const float fb = __uint_as_float(0x4B000000u | (packed >> 16)) - 8388608.f;
@@ -95,7 +102,7 @@ template <int BITS> __device__ __forceinline__ void codes8_bf16(uint32_t lo, uin
         u = kc_prmt(win(p), win(p + BITS), 0x5410u);
         sh = 0;
       }
-      cw[e] = codes_bf16x2<BITS>((u >> sh) & (m | m << 16));
+      cw[e] = codes_bf16x2<BITS>(u >> sh, m | m << 16);
     }
   }
 }
@@ -161,55 +168,64 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   };
   auto load = [&](Buf& d, int tile, int r) {
     const int kb = r * kStepK;
+    // A step's words of a row lie at fixed offsets from one address, so every load but the first is
+    // an immediate offset; steps whole in K of tiles whole in N (all but the edges) test no load.
+    auto rows = [&](auto whole) {
+      constexpr bool kWhole = decltype(whole)::value;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int n = tile * kRowsW + g + 8 * h;
-      const bool ok = n < N;
-      const uint32_t* qr = q + size_t(ok ? n : 0) * wpr;
-      if constexpr (kSpan > 1) {
+      for (int h = 0; h < 2; ++h) {
+        const int n = tile * kRowsW + g + 8 * h;
+        const bool ok = kWhole || n < N;
+        const size_t row = size_t(ok ? n : 0);
+        const uint32_t* qs = q + (row * unsigned(wpr) + unsigned(r) * unsigned(kStepK / 32 * BITS));
+        if constexpr (kSpan > 1) {
 #pragma unroll
-        for (int c = 0; c < kPairs / kSpan; ++c) {
-          const bool in = ok && kb + 32 * kSpan * c < K;
-          const uint32_t* src = qr + (kb + 32 * kSpan * c) / 32 * BITS + kRun * t;
-          uint32_t w[kRun];
-          if constexpr (kRun == 1) {
-            w[0] = in ? __ldcs(src) : 0u;
-          } else if constexpr (kRun == 2) {
-            const uint2 v = in ? __ldcs(reinterpret_cast<const uint2*>(src)) : make_uint2(0, 0);
-            w[0] = v.x, w[1] = v.y;
-          } else {
+          for (int c = 0; c < kPairs / kSpan; ++c) {
+            const bool in = kWhole || (ok && kb + 32 * kSpan * c < K);
+            const uint32_t* src = qs + (c * kSpan * BITS + kRun * t);
+            uint32_t w[kRun];
+            if constexpr (kRun == 1) {
+              w[0] = in ? __ldcs(src) : 0u;
+            } else if constexpr (kRun == 2) {
+              const uint2 v = in ? __ldcs(reinterpret_cast<const uint2*>(src)) : make_uint2(0, 0);
+              w[0] = v.x, w[1] = v.y;
+            } else {
 #pragma unroll
-            for (int u = 0; u < kRun / 4; ++u) {
-              const uint4 v = in ? __ldcs(reinterpret_cast<const uint4*>(src) + u) : make_uint4(0, 0, 0, 0);
-              w[4 * u] = v.x, w[4 * u + 1] = v.y, w[4 * u + 2] = v.z, w[4 * u + 3] = v.w;
+              for (int u = 0; u < kRun / 4; ++u) {
+                const uint4 v = in ? __ldcs(reinterpret_cast<const uint4*>(src) + u) : make_uint4(0, 0, 0, 0);
+                w[4 * u] = v.x, w[4 * u + 1] = v.y, w[4 * u + 2] = v.z, w[4 * u + 3] = v.w;
+              }
+            }
+#pragma unroll
+            for (int i = 0; i < kSpan; ++i) {
+              const int p = kSpan * c + i;
+              d.lo[p][h] = BITS == 8 ? w[2 * i] : BITS == 4 ? w[i] : w[i / 2];
+              d.hi[p][h] = BITS == 8 ? w[2 * i + 1] : 0u;
             }
           }
+        } else {
 #pragma unroll
-          for (int i = 0; i < kSpan; ++i) {
-            const int p = kSpan * c + i;
-            d.lo[p][h] = BITS == 8 ? w[2 * i] : BITS == 4 ? w[i] : w[i / 2];
-            d.hi[p][h] = BITS == 8 ? w[2 * i + 1] : 0u;
+          for (int p = 0; p < kPairs; ++p) {
+            const bool in = kWhole || (ok && kb + 32 * p < K);
+            const uint32_t* src = qs + (p * BITS + wofs);
+            d.lo[p][h] = in ? __ldcs(src) : 0u;
+            d.hi[p][h] = (in && two) ? __ldcs(src + 1) : 0u;
           }
         }
-      } else {
+        const size_t sbrow = row * unsigned(G);
 #pragma unroll
-        for (int p = 0; p < kPairs; ++p) {
-          const bool in = ok && kb + 32 * p < K;
-          const int wi = (kb + 32 * p) / 32 * BITS + wofs;
-          d.lo[p][h] = in ? __ldcs(qr + wi) : 0u;
-          d.hi[p][h] = (in && two) ? __ldcs(qr + wi + 1) : 0u;
+        for (int j = 0; j < kSB; ++j) {
+          const int gi = t + 4 * j;
+          const unsigned gr = unsigned(r) * kGroupsStep + unsigned(gi);
+          const bool in = gi < kGroupsStep && (kWhole || (ok && kb + gi * GROUP < K));
+          d.sb[j][h] = in ? uint32_t(__ldg(s + sbrow + (F == Fault::first_scale ? 0u : gr))) |
+                                uint32_t(__ldg(b + sbrow + gr)) << 16
+                          : 0u;
         }
       }
-      const uint16_t* sr = s + size_t(ok ? n : 0) * G;
-      const uint16_t* br = b + size_t(ok ? n : 0) * G;
-#pragma unroll
-      for (int j = 0; j < kSB; ++j) {
-        const int gi = t + 4 * j, k0 = kb + gi * GROUP, gr = k0 / GROUP;
-        const bool in = ok && gi < kGroupsStep && k0 < K;
-        d.sb[j][h] = in ? uint32_t(__ldg(sr + (F == Fault::first_scale ? 0 : gr))) | uint32_t(__ldg(br + gr)) << 16
-                        : 0u;
-      }
-    }
+    };
+    if ((tile + 1) * kRowsW <= N && kb + kStepK <= K) rows(std::true_type{});
+    else rows(std::false_type{});
   };
 
   float acc[MT][4];
