@@ -296,6 +296,12 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
   }
   sweep_loop("sum/f32", X + R * 4.0, [&](int i, int t) { launch_row_sum(x[i], y32[i], R, C, st, t); });
   sweep_loop("dot/f32", X + W + R * 4.0, [&](int i, int t) { launch_row_dot(x[i], w[i], y32[i], R, C, st, t); });
+  if (R >= kWarpRowsFrom) {  // beside the served two rows a thread at 32 threads a row: one; two at 64
+    row("dot/f32", "1 row a thread " + tag(fast_shape(C, 32)), R, C,
+        time_us([&](int i) { launch_row_dot(x[i], w[i], y32[i], R, C, st, 32, 1); }), X + W + R * 4.0);
+    row("dot/f32", "2 rows a thread " + tag(fast_shape(C, 64)), R, C,
+        time_us([&](int i) { launch_row_dot(x[i], w[i], y32[i], R, C, st, 64, 2); }), X + W + R * 4.0);
+  }
   sweep_loop("max/bf16", X + R * 2.0, [&](int i, int t) { launch_row_max(x[i], y16[i], R, C, st, t); });
   sweep_loop("argmax/bf16", X + R * 4.0, [&](int i, int t) { launch_row_argmax(x[i], ids[i], R, C, st, t); });
   for (int v : {1, 2, 4}) {

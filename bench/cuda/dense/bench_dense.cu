@@ -282,7 +282,12 @@ int main() {
   std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s %6s | %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy",
               "%same", "max rel");
 #endif
+  // KC_BENCH_AFFINE="bits,group,M,N,K" runs that one shape only (to profile it alone, e.g. under ncu).
+  const char* only_affine = std::getenv("KC_BENCH_AFFINE");
   auto run_affine = [&](int bits, int group, int M, int N, int K) {
+    if (only_affine && std::to_string(bits) + "," + std::to_string(group) + "," + std::to_string(M) + "," +
+                               std::to_string(N) + "," + std::to_string(K) != only_affine)
+      return;
     const size_t qwords = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
     const size_t per = qwords * 4 + G * 4;
     const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / per + 1));
