@@ -1,21 +1,23 @@
 // Softmax rows, y = exp(x - max) / sum exp(x - max), bf16 in and out, fp32 sums.
 // kc_softmax_vec: the row kept in registers (reg_shape), one pass over memory: group max, group
-//   sum of exp(x - max), each exp computed once (exp2_diff) and kept, then y from the registers.
-//   cols % 8 == 0, cols <= 16,384 (the long entry uses it to 16,384 too). The form is bound by
-//   issue, not memory: with expf and the subtraction's correction (about 37 instructions an element)
-//   ncu showed 0.80 warp instructions a scheduler a cycle on the H200 and it ran at 63-73% of copy
-//   bandwidth; with exp2f, 90%, 82% and 84% at 4,096, 8,192 and 16,384 wide; with the max on bf16
-//   pairs and exp2_diff's scaled ex2 (3 instructions an element fewer), 95%, 94% and 86%. From 8
-//   vectors a thread, blocks stay resident and walk row groups with the next group's loads in flight
-//   (cp.async): 63% against 55% at 16,384 wide with expf; below that the walk measured slower (65%
-//   against 70% at 4,096) and is not used.
+//   sum of exp(x - max) (exp2_diff), then y from the registers. cols % 8 == 0, cols <= 16,384 (the
+//   long entry uses it to 16,384 too). Up to 4 vectors a thread each exp is computed once and kept;
+//   at 8 (past 8,192 wide) it is computed again for the write, the same value from the same x and
+//   max, so a thread holds 32 values, not 64: 80 registers and three blocks an SM instead of two.
+//   H200 (bench/cuda/h200_rows.txt): 95-96%, 93-94% and 97% of copy bandwidth at 4,096, 8,192 and
+//   16,384 wide. History: with expf and the subtraction's correction (about 37 instructions an
+//   element) ncu showed 0.80 warp instructions a scheduler a cycle and it ran at 63-73%; with exp2f,
+//   90%, 82% and 84%; with the max on bf16 pairs and exp2_diff's scaled ex2, 95%, 94% and 84-86%,
+//   where 16,384 wide walked row groups with the next group's loads in flight (cp.async); loading
+//   each block's row straight into registers then measured 86%, and not keeping the exps 97%.
 // kc_softmax_online: any cols % 8 == 0 (served past 16,384), no row in registers: one read pass
 //   keeps a running (max, sum) a thread (the sum rescaled when the max grows), the pairs merge over the group, a
 //   second pass (from cache) writes y.
 // Both keep NaN (a NaN max gives a NaN row) and the infinities' classes as float64 does.
 // Other forms measured on the H200 and not adopted (an ex2.approx exp that kept every correction, so
-// issued as much as expf; exps recomputed; the next rows' loads held in registers, which cost
-// occupancy): kernels/rows/softmax/h200_ex2_form.txt; their source is in commit 14334cc.
+// issued as much as expf; exps recomputed with that costlier exp; the next rows' loads held in
+// registers, which cost occupancy): kernels/rows/softmax/h200_ex2_form.txt; their source is in
+// commit 14334cc. The walking form of 16,384 wide: commit e62d077.
 #pragma once
 #include "../../common/kc_rows.cuh"
 
@@ -50,11 +52,11 @@ struct Exp2Diff {
 };
 
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
-// once a value (kept; Exp is exp2_diff where served: any positive scale of e^(x - m) serves, as it
-// cancels in y), group sum, y. Every thread of the block calls
-// it; red/red2 are one array a reduction, so no barrier frees one for the next: a caller that calls
-// again may, as every read of red comes before the barrier of red2, and every read of red2 before
-// the next call's first barrier.
+// a value (kept below 8 vectors a thread, computed again for y at 8; Exp is exp2_diff where served:
+// any positive scale of e^(x - m) serves, as it cancels in y), group sum, y. Every thread of the
+// block calls it; red/red2 are one array a reduction, so no barrier frees one for the next: a
+// caller that calls again may, as every read of red comes before the barrier of red2, and every
+// read of red2 before the next call's first barrier.
 template <int VPT, class Exp = Exp2Diff>
 __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __restrict__ y, long row, bool live, int t,
                                               int tpr, int nvec, float* red, float* red2) {
@@ -67,8 +69,11 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     mp = max2_nan_bf16(max2_nan_bf16(mp, v[i].x), max2_nan_bf16(v[i].y, max2_nan_bf16(v[i].z, v[i].w)));
   }
   const float m = group_all<false>(max_nan(bf16_lo(mp), bf16_hi(mp)), red, tpr, MaxNan());
-  // exp(x - max) once, kept in registers for the write.
-  float e[VPT][8];
+  // exp(x - max) once, kept in registers for the write (KEEP); or computed again for the write, the
+  // same value (the same instructions on the same x and m), where 64 kept values a thread would hold
+  // the SM to two blocks.
+  constexpr bool KEEP = VPT < 8;
+  float e[KEEP ? VPT : 1][8];
   float s = 0.f;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
@@ -78,7 +83,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       const float ej = ok ? Exp{}(f[j], m) : 0.f;
-      e[i][j] = ej;
+      if constexpr (KEEP) e[i][j] = ej;
       s += ej;
     }
   }
@@ -89,61 +94,36 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
     const int c = t + i * tpr;
     if (!(live && c < nvec)) continue;
     float o[8];
+    if constexpr (KEEP) {
 #pragma unroll
-    for (int j = 0; j < 8; ++j) o[j] = e[i][j] * inv;
+      for (int j = 0; j < 8; ++j) o[j] = e[i][j] * inv;
+    } else {
+      float f[8];
+      unpack8(v[i], f);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) o[j] = Exp{}(f[j], m) * inv;
+    }
     Store8<Bf16Out>::at(reinterpret_cast<Bf16Out*>(y + row * nvec + c), o);
   }
 }
 }  // namespace kc::cu
 
-namespace kc::cu {
-// Vectors a thread from which blocks walk row groups (below it, a block takes one row group).
-constexpr int kSoftmaxWalkVpt = 8;
-}  // namespace kc::cu
-
-// A block takes one row group (VPT < 8: loads straight into registers), or, at 8 vectors a thread
-// (8,200 to 16,384 wide), stays resident and walks row groups blockIdx.x, blockIdx.x + gridDim.x, ...
-// with the next group's vectors on their way (cp.async into the thread's own shared slots) while it
-// works on this one. The order of every sum is the same either way.
+// A block takes one row group (rpb rows of tpr threads), its vectors loaded straight into registers.
+// At 8 vectors a thread (8,200 to 16,384 wide) the exps are not kept (softmax_group): 80 registers,
+// three blocks an SM.
 template <int VPT>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(256, VPT < 8 ? 1 : 3)
 kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8], red2[8];
   const int t = threadIdx.x % tpr, rpb = kBlock / tpr;
   const int nvec = cols / 8;
-  if constexpr (VPT < kSoftmaxWalkVpt) {
-    const long row = long(blockIdx.x) * rpb + threadIdx.x / tpr;
-    const bool live = row < rows;
-    kc_u4 v[VPT];
+  const long row = long(blockIdx.x) * rpb + threadIdx.x / tpr;
+  const bool live = row < rows;
+  kc_u4 v[VPT];
 #pragma unroll
-    for (int i = 0; i < VPT; ++i) v[i] = (live && t + i * tpr < nvec) ? ld16(x + row * nvec + t + i * tpr) : zero4();
-    softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
-  } else {
-    __shared__ kc_u4 slot[VPT][kBlock];  // the thread's own: slot[i][threadIdx.x]
-    const long groups = (long(rows) + rpb - 1) / rpb;
-    auto fetch = [&](long grp) {  // the thread's vectors of row group grp, into its slots
-      const long row = grp * rpb + threadIdx.x / tpr;
-      if (grp < groups && row < rows) {
-#pragma unroll
-        for (int i = 0; i < VPT; ++i)
-          if (t + i * tpr < nvec) kc_cp_async16(&slot[i][threadIdx.x], x + row * nvec + t + i * tpr);
-      }
-      kc_cp_async_commit();
-    };
-    fetch(blockIdx.x);
-    for (long grp = blockIdx.x; grp < groups; grp += gridDim.x) {
-      const long row = grp * rpb + threadIdx.x / tpr;
-      const bool live = row < rows;
-      kc_cp_async_wait<0>();
-      kc_u4 v[VPT];
-#pragma unroll
-      for (int i = 0; i < VPT; ++i) v[i] = (live && t + i * tpr < nvec) ? slot[i][threadIdx.x] : zero4();
-      __syncwarp();  // the slots are read (ordered before the copies that refill them)
-      fetch(grp + gridDim.x);
-      softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
-    }
-  }
+  for (int i = 0; i < VPT; ++i) v[i] = (live && t + i * tpr < nvec) ? ld16(x + row * nvec + t + i * tpr) : zero4();
+  softmax_group(v, y, row, live, t, tpr, nvec, red, red2);
 }
 
 namespace kc::cu {
@@ -206,13 +186,8 @@ kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, 
 }
 
 namespace kc::cu {
-// The row-walking form (8 vectors a thread) takes a grid of the blocks the device holds at once.
 template <int VPT> inline void launch_softmax_vpt(const kc_u4* x, kc_u4* y, int rows, int cols, RowShape s, cudaStream_t st) {
-  static const int most =
-      VPT < kSoftmaxWalkVpt ? 0 : kc_resident_blocks(reinterpret_cast<const void*>(kc_softmax_vec<VPT>), kBlock);
-  const long groups = (long(rows) + s.rpb - 1) / s.rpb;
-  const int grid = int(most > 0 && groups > most ? most : groups);
-  kc_softmax_vec<VPT><<<grid, kBlock, 0, st>>>(x, y, rows, cols, s.tpr);
+  kc_softmax_vec<VPT><<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(x, y, rows, cols, s.tpr);
 }
 inline void launch_softmax_vec(const void* x, void* y, int rows, int cols, cudaStream_t st, int tpr = 0) {
   RowShape s = reg_shape(cols, tpr);
