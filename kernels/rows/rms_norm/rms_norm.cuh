@@ -16,6 +16,42 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// What the 16-byte forms (kc_rms_norm_vec, kc_rms_norm_tree_vec) share. A thread's x and w vectors
+// c = first + i * stride (i < V) of its row, zeros past nvec or off the rows: w is loaded with x, so
+// the write after the reduction never waits.
+template <int V>
+__device__ __forceinline__ void load_xw(const kc_u4* xr, const kc_u4* w, int first, int stride, int nvec, bool live,
+                                        kc_u4 (&v)[V], kc_u4 (&wv)[V]) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    const int c = first + i * stride;
+    v[i] = (live && c < nvec) ? ld16(xr + c) : zero4();
+    wv[i] = (live && c < nvec) ? ld16(w + c) : zero4();
+  }
+}
+// The thread's sum of squares: one fma chain over its vectors' values in column order.
+template <int V> __device__ __forceinline__ float sum_squares(const kc_u4 (&v)[V]) {
+  float ss = 0.f;
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    float f[8];
+    unpack8(v[i], f);
+#pragma unroll
+    for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
+  }
+  return ss;
+}
+// One vector's outputs: (x * inv) * w.
+__device__ __forceinline__ void normed8(const kc_u4& x, const kc_u4& w, float inv, float (&o)[8]) {
+  float f[8], g[8];
+  unpack8(x, f);
+  unpack8(w, g);
+#pragma unroll
+  for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
+}
+}  // namespace kc::cu
+
 template <class Out, int VPT>
 __global__ void __launch_bounds__(256)
 kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* __restrict__ y, int rows,
@@ -27,34 +63,17 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
   const bool live = row < rows;
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
-  kc_u4 v[VPT], wv[VPT];  // w is loaded with x, so the write phase after the reduction never waits
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    const int c = t + i * tpr;
-    v[i] = (live && c < nvec) ? ld16(xr + c) : zero4();
-    wv[i] = (live && c < nvec) ? ld16(w + c) : zero4();
-  }
-  float ss = 0.f;
-#pragma unroll
-  for (int i = 0; i < VPT; ++i) {
-    float f[8];
-    unpack8(v[i], f);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
-  }
-  ss = group_all<false>(ss, red, tpr, Add());
-  const float inv = rsqrtf(ss / float(cols) + eps);
+  kc_u4 v[VPT], wv[VPT];
+  load_xw(xr, w, t, tpr, nvec, live, v, wv);
+  const float inv = rsqrtf(group_all<false>(sum_squares(v), red, tpr, Add()) / float(cols) + eps);
   if (!live) return;  // whole warps: a row group is 32 or more threads
   Out* yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < VPT; ++i) {
     const int c = t + i * tpr;
     if (!IsF32<Out>::value && c >= nvec) break;
-    float f[8], g[8], o[8];
-    unpack8(v[i], f);  // zeros past nvec
-    unpack8(wv[i], g);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
+    float o[8];
+    normed8(v[i], wv[i], inv, o);  // zeros past nvec
     if constexpr (IsF32<Out>::value) {
       if (i * tpr >= nvec) break;  // uniform over the warp: every lane past the row
       store8_f32_pair(reinterpret_cast<float*>(yr), c, nvec, o);
@@ -85,31 +104,15 @@ kc_rms_norm_tree_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, f
   const long row = blockIdx.x;
   const int nvec = cols / 8;
   const kc_u4* xr = x + row * nvec;
-  kc_u4 v[V], wv[V];  // w with x, so the write after the tree never waits
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    const int c = threadIdx.x + 256 * i;
-    v[i] = c < nvec ? ld16(xr + c) : zero4();
-    wv[i] = c < nvec ? ld16(w + c) : zero4();
-  }
-  float ss = 0.f;  // zeros past the row leave it as it is
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    float f[8];
-    unpack8(v[i], f);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) ss = fmaf(f[j], f[j], ss);
-  }
-  const float inv = rsqrtf(tree256(ss, tree) / float(cols) + eps);
+  kc_u4 v[V], wv[V];
+  load_xw(xr, w, int(threadIdx.x), 256, nvec, true, v, wv);
+  const float inv = rsqrtf(tree256(sum_squares(v), tree) / float(cols) + eps);  // zeros past the row add 0
   float* yr = y + row * cols;
 #pragma unroll
   for (int i = 0; i < V; ++i) {
     if (i * 256 >= nvec) break;  // uniform over the block: store8_f32_pair needs every lane of the warp
-    float f[8], g[8], o[8];
-    unpack8(v[i], f);
-    unpack8(wv[i], g);
-#pragma unroll
-    for (int j = 0; j < 8; ++j) o[j] = (f[j] * inv) * g[j];
+    float o[8];
+    normed8(v[i], wv[i], inv, o);
     store8_f32_pair(yr, threadIdx.x + 256 * i, nvec, o);
   }
 }

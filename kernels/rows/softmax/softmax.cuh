@@ -51,6 +51,10 @@ struct Exp2Diff {
   __device__ float operator()(float x, float m) const { return exp2_diff(x, m); }
 };
 
+// Vectors a thread from which the exps are computed again for y instead of kept (softmax_group), so
+// that a thread holds 32 values, not 64, and an SM three blocks (kc_softmax_vec's launch bounds).
+constexpr int kSoftmaxRecomputeVpt = 8;
+
 // One row group's softmax from its vectors in registers (v: zeros past the row): group max, exp
 // a value (kept below 8 vectors a thread, computed again for y at 8; Exp is exp2_diff where served:
 // any positive scale of e^(x - m) serves, as it cancels in y), group sum, y. Every thread of the
@@ -72,7 +76,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
   // exp(x - max) once, kept in registers for the write (KEEP); or computed again for the write, the
   // same value (the same instructions on the same x and m), where 64 kept values a thread would hold
   // the SM to two blocks.
-  constexpr bool KEEP = VPT < 8;
+  constexpr bool KEEP = VPT < kSoftmaxRecomputeVpt;
   float e[KEEP ? VPT : 1][8];
   float s = 0.f;
 #pragma unroll
@@ -112,7 +116,7 @@ __device__ __forceinline__ void softmax_group(const kc_u4 (&v)[VPT], kc_u4* __re
 // At 8 vectors a thread (8,200 to 16,384 wide) the exps are not kept (softmax_group): 80 registers,
 // three blocks an SM.
 template <int VPT>
-__global__ void __launch_bounds__(256, VPT < 8 ? 1 : 3)
+__global__ void __launch_bounds__(256, VPT < kc::cu::kSoftmaxRecomputeVpt ? 1 : 3)
 kc_softmax_vec(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8], red2[8];
