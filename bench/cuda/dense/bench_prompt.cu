@@ -163,9 +163,14 @@ int main() {
                 [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
                   kc::gemm90::launch_bn<256, __nv_bfloat16>(x, w, y, M, N, K, 0);
                 }});
-  vs.push_back({"wgmma 128x128x64 s4",
+  vs.push_back({"wgmma 128x128x64 s6 (the served 128-wide tile)",
                 [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
                   kc::gemm90::launch_bn<128, __nv_bfloat16>(x, w, y, M, N, K, 0);
+                }});
+  CK((kc::gemm90::prepare_bn<__nv_bfloat16, 128, 4>()));
+  vs.push_back({"wgmma 128x128x64 s4 (served before)",
+                [](const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, int M, int N, int K) {
+                  kc::gemm90::launch_bn<128, __nv_bfloat16, 4>(x, w, y, M, N, K, 0);
                 }});
 #endif
 

@@ -2,11 +2,13 @@
 // [m x k] and W [n x k], fp32 accumulation, bf16 or fp32 out. A block of two warpgroups computes a
 // 128 x 256 tile of y, each warpgroup 64 x 256 with one wgmma m64n256k16 per 16 columns of K (128 x
 // 128 tiles and m64n128k16 where 256-wide tiles would leave half the SMs idle). K moves in 64-column
-// steps through a 4-stage ring filled by cp.async (every thread copies; zero-fill
+// steps through a ring of S stages filled by cp.async (every thread copies; zero-fill
 // makes the ragged M, N and K edges, K a multiple of 8) in the 128-byte swizzled layout wgmma reads
 // (a 16-byte chunk's index XORed with its row's low 3 bits, rows of 128 bytes, 1 KiB-aligned
-// stages). Two tiles are in flight ahead of the one being multiplied while the previous tile's
-// wgmma may still run, so a stage is refilled only after every warpgroup has waited for it.
+// stages). S - 2 tiles are in flight ahead of the one being multiplied while the previous tile's
+// wgmma may still run, so a stage is refilled only after every warpgroup has waited for it. S is 4
+// for 256-wide tiles (48 KiB a stage) and 6 for 128-wide ones (32 KiB): a 128-wide tile is the shape
+// of few rows, one block an SM, where loads issued further ahead keep the tensor cores fed.
 // The body exists only in the sm_90a image; elsewhere the kernel traps, and the launcher never runs
 // it there: kc_gemm90_image (1 in the sm_90a image, 0 in every other) tells the host which image of
 // this translation unit the driver loaded.
@@ -23,10 +25,11 @@
 namespace kc::gemm90 {
 
 // Tiles of 128 x BN (BN 256, or 128 where 256-wide tiles would leave half the SMs idle), K in steps of 64.
-constexpr int kBM = 128, kBN = 256, kBK = 64, kStages = 4, kThreads = 256;
+constexpr int kBM = 128, kBN = 256, kBK = 64, kThreads = 256;
 constexpr int kABytes = kBM * kBK * 2;
 template <int BN> __host__ __device__ constexpr int stage_bytes() { return kABytes + BN * kBK * 2; }     // 48 or 32 KiB
-template <int BN> constexpr int smem_bytes() { return kStages * stage_bytes<BN>() + 1024; }  // + 1 KiB to align
+template <int BN> __host__ __device__ constexpr int stages() { return BN == 256 ? 4 : 6; }
+template <int BN, int S = stages<BN>()> constexpr int smem_bytes() { return S * stage_bytes<BN>() + 1024; }  // + 1 KiB to align
 constexpr int kSmemBytes = smem_bytes<kBN>();
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -99,8 +102,8 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t da, ui
 
 }  // namespace kc::gemm90
 
-// 1-D grid of ceil(M / 128) * ceil(N / BN) blocks, 256 threads, smem_bytes<BN>() dynamic shared.
-template <int BN, class Out>
+// 1-D grid of ceil(M / 128) * ceil(N / BN) blocks, 256 threads, smem_bytes<BN, S>() dynamic shared.
+template <int BN, class Out, int S = kc::gemm90::stages<BN>()>
 __global__ void __launch_bounds__(256, 1)
 kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict__ B, Out* __restrict__ Y, int M,
               int N, int K) {
@@ -137,18 +140,18 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
 
 #pragma unroll
-  for (int s = 0; s < kStages - 2; ++s) {
+  for (int s = 0; s < S - 2; ++s) {
     if (s < ktiles) load(s, s);
     kc::gemm_cu::cp_commit();
   }
   for (int kt = 0; kt < ktiles; ++kt) {
-    kc::gemm_cu::cp_wait<kStages - 3>();  // this thread's copies of tile kt have landed
+    kc::gemm_cu::cp_wait<S - 3>();  // this thread's copies of tile kt have landed
     fence_async_shared();                 // ... and are visible to wgmma's reads
     __syncthreads();  // every thread's copies; every warpgroup's wgmma of tile kt - 2 finished
-    const int nk = kt + kStages - 2;
-    if (nk < ktiles) load(nk % kStages, nk);
+    const int nk = kt + S - 2;  // into the stage of tile kt - 2
+    if (nk < ktiles) load(nk % S, nk);
     kc::gemm_cu::cp_commit();
-    const uint32_t sa = sbase + (kt % kStages) * stage_bytes<BN>() + wg * 64 * 128, sb = sbase + (kt % kStages) * stage_bytes<BN>() + kABytes;
+    const uint32_t sa = sbase + (kt % S) * stage_bytes<BN>() + wg * 64 * 128, sb = sbase + (kt % S) * stage_bytes<BN>() + kABytes;
     wg_fence();
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk) {
@@ -193,8 +196,8 @@ static inline bool image_has_wgmma() {
   return v == 1;
 }
 // The tile width a shape takes: 256 unless that gives at most one block for every two SMs, then 128
-// (H200: 512 x 4,096 runs at 68% of cuBLAS with 128-wide tiles, 49% with 256; 1,024 x 4,096 at 81%
-// with 256, 62% with 128).
+// (H200: 512 x 4,096 runs at 73% of cuBLAS with 128-wide tiles of 6 stages, 69% with 4, 49% with
+// 256; 1,024 x 4,096 at 80% with 256, 69% with 128).
 inline int tile_n(int M, int N) {
   static const int sms = [] {
     int dev = 0, n = 0;
@@ -207,17 +210,18 @@ inline int tile_n(int M, int N) {
   const long blocks = long((M + kBM - 1) / kBM) * ((N + 255) / 256);
   return 2 * blocks <= sms ? 128 : 256;
 }
-template <class Out> inline cudaError_t prepare() {
-  const cudaError_t e = cudaFuncSetAttribute(kc_gemm_wgmma<256, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             smem_bytes<256>());
-  if (e != cudaSuccess) return e;
-  return cudaFuncSetAttribute(kc_gemm_wgmma<128, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<128>());
+template <class Out, int BN, int S = stages<BN>()> inline cudaError_t prepare_bn() {
+  return cudaFuncSetAttribute(kc_gemm_wgmma<BN, Out, S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<BN, S>());
 }
-template <int BN, class Out>
+template <class Out> inline cudaError_t prepare() {
+  const cudaError_t e = prepare_bn<Out, 256>();
+  return e != cudaSuccess ? e : prepare_bn<Out, 128>();
+}
+template <int BN, class Out, int S = stages<BN>()>
 inline void launch_bn(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
   const unsigned blocks = unsigned((M + kBM - 1) / kBM) * unsigned((N + BN - 1) / BN);
-  kc_gemm_wgmma<BN, Out><<<blocks, kThreads, smem_bytes<BN>(), st>>>(static_cast<const __nv_bfloat16*>(x),
-                                                                     static_cast<const __nv_bfloat16*>(w), y, M, N, K);
+  kc_gemm_wgmma<BN, Out, S><<<blocks, kThreads, smem_bytes<BN, S>(), st>>>(
+      static_cast<const __nv_bfloat16*>(x), static_cast<const __nv_bfloat16*>(w), y, M, N, K);
 }
 template <class Out> inline void launch(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
   if (tile_n(M, N) == 256) launch_bn<256, Out>(x, w, y, M, N, K, st);
