@@ -215,6 +215,10 @@ int main() {
     const double same_bw = same_copy_gbs(wn * 2, prop.multiProcessorCount);
     std::printf("  copy of the %zu MiB of weights: %.0f GB/s\n", wn * 2 >> 20, same_bw);
     for (int M : {1, 8, 32}) {
+      if (const char* only = std::getenv("KC_BENCH_GEMV")) {  // "M,N,K": that decode shape only (for ncu)
+        int m = 0, n = 0, k = 0;
+        if (std::sscanf(only, "%d,%d,%d", &m, &n, &k) == 3 && (m != M || n != N || k != K)) continue;
+      }
       __nv_bfloat16* x = alloc_bf16(size_t(M) * K, 7, 2.f);
       __nv_bfloat16 *y, *yr;
       float* wsp;
