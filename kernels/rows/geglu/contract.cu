@@ -21,4 +21,4 @@ static kc::Entry k_rows_geglu_bf16(kc::cu::Served env) {
 KC_KERNEL("rows/geglu/bf16", cuda) { return k_rows_geglu_bf16(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/geglu/bf16/prompt", cuda) { return k_rows_geglu_bf16(kc::cu::prompt_env()); }
 
-KC_CUDA_LAUNCH("rows/geglu/bf16", (kc_geglu_bf16<kc::cu::kGegluV>), 256, 0);
+KC_CUDA_LAUNCH("rows/geglu/bf16", (kc_glu_bf16<kc::cu::kGegluV, kc::cu::GegluWord>), 256, 0);

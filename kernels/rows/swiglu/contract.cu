@@ -21,4 +21,4 @@ static kc::Entry k_rows_swiglu_bf16(kc::cu::Served env) {
 KC_KERNEL("rows/swiglu/bf16", cuda) { return k_rows_swiglu_bf16(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/swiglu/bf16/prompt", cuda) { return k_rows_swiglu_bf16(kc::cu::prompt_env()); }
 
-KC_CUDA_LAUNCH("rows/swiglu/bf16", (kc_swiglu_bf16<kc::cu::kSwigluV>), 256, 0);
+KC_CUDA_LAUNCH("rows/swiglu/bf16", (kc_glu_bf16<kc::cu::kSwigluV, kc::cu::SwigluWord>), 256, 0);

@@ -1,23 +1,33 @@
-// GeGLU's served steps (packed bf16x2 ops after erf) against MLX's steps as written: each op in fp32,
-// then rounded to bf16. Over every bf16 g (each in both halves of a word) and every bf16 u: the same
-// bits, or NaN in both. This is what lets geglu.cuh say its packed ops change nothing; the contract's
-// float64 reference judges the kernel itself.
+// The GLU rows' served steps (packed bf16x2 ops where a step is one op on bf16 values) against MLX's
+// steps as written: each op in fp32, then rounded to bf16. Over every bf16 g (each in both halves of
+// a word) and every bf16 u: the same bits, or NaN in both; and the packed product and sum alone over
+// every pair. This is what lets kc_glu.cuh say its packed ops change nothing; the contract's float64
+// reference judges the kernels themselves.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
 #include "kernels/rows/geglu/geglu.cuh"
+#include "kernels/rows/swiglu/swiglu.cuh"
 
 namespace {
 
 using namespace kc::cu;
 
-__device__ float steps_fp32(float g, float u) {
-  const float a = rb(g * 0.70710678118654752440f);
-  const float t = rb(erff(a));
-  const float q = rb(rb(0.5f * g) * rb(1.0f + t));
-  return q * u;  // the store rounds
-}
+// MLX's steps, one element, every op in fp32 then rounded; the last product is left to the store.
+struct GegluSteps {
+  __device__ float operator()(float g, float u) const {
+    const float a = rb(g * 0.70710678118654752440f);
+    const float t = rb(erff(a));
+    return rb(rb(0.5f * g) * rb(1.0f + t)) * u;
+  }
+};
+struct SwigluSteps {
+  __device__ float operator()(float g, float u) const {
+    const float s = rb(1.0f / rb(1.0f + rb(expf(-g))));
+    return rb(g * s) * u;
+  }
+};
 
 __device__ bool same(uint32_t a, uint32_t b) {
   const bool na = (a & 0x7fffu) > 0x7f80u, nb = (b & 0x7fffu) > 0x7f80u;
@@ -30,14 +40,16 @@ struct Bad {
 };
 
 // Thread: one g; loop: every u. Word: g and -g, u and a second u.
-__global__ void geglu_every_pair(Bad* bad) {
+template <class Word, class Steps> __global__ void every_pair(Bad* bad) {
+  const Word word{};
+  const Steps steps{};
   const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t G = g | ((g ^ 0x8000u) << 16);
   for (uint32_t u = 0; u < 65536; ++u) {
     const uint32_t u2 = (u * 40503u + 12345u) & 0xffffu;
     const uint32_t U = u | (u2 << 16);
-    const uint32_t Y = geglu_word(G, U);
-    const uint32_t W = pack_bf16(steps_fp32(bf16_lo(G), bf16_lo(U)), steps_fp32(bf16_hi(G), bf16_hi(U)));
+    const uint32_t Y = word(G, U);
+    const uint32_t W = pack_bf16(steps(bf16_lo(G), bf16_lo(U)), steps(bf16_hi(G), bf16_hi(U)));
     if (!same(Y & 0xffffu, W & 0xffffu) || !same(Y >> 16, W >> 16)) {
       if (atomicAdd(&bad->count, 1ull) == 0) bad->g = G, bad->u = U, bad->got = Y, bad->want = W;
     }
@@ -77,15 +89,21 @@ template <class K> Bad run(K kernel) {
   return h;
 }
 
-TEST(GegluBits, PackedBf16OpsRoundOnceLikeFp32) {
+TEST(GluBits, PackedBf16OpsRoundOnceLikeFp32) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device: the packed bf16 ops need one";
   const Bad b = run(ops_every_pair);
   EXPECT_EQ(b.count, 0u) << std::hex << "a " << b.g << " b " << b.u << " got " << b.got << " want " << b.want;
 }
 
-TEST(GegluBits, ServedStepsEqualFp32StepsForEveryPair) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device: the served GeGLU form needs one";
-  const Bad b = run(geglu_every_pair);
+TEST(GluBits, GegluStepsEqualFp32StepsForEveryPair) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device: the served GeGLU steps need one";
+  const Bad b = run(every_pair<GegluWord, GegluSteps>);
+  EXPECT_EQ(b.count, 0u) << std::hex << "g " << b.g << " u " << b.u << " got " << b.got << " want " << b.want;
+}
+
+TEST(GluBits, SwigluStepsEqualFp32StepsForEveryPair) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device: the served SwiGLU steps need one";
+  const Bad b = run(every_pair<SwigluWord, SwigluSteps>);
   EXPECT_EQ(b.count, 0u) << std::hex << "g " << b.g << " u " << b.u << " got " << b.got << " want " << b.want;
 }
 
