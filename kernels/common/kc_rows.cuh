@@ -247,6 +247,20 @@ __device__ __forceinline__ float exp_diff(float x, float m) {
   return fabsf(d) <= 3.4e38f ? c : e;
 }
 
+// Where a thread of a row kernel stands: thread t of the tpr of its row group, on row `row` (a block
+// holds kBlock / tpr rows), live where that row exists; a row is nvec 16-byte vectors.
+struct RowThread {
+  int t;
+  long row;
+  bool live;
+  int nvec;
+};
+__device__ __forceinline__ RowThread row_thread(int rows, int cols, int tpr) {
+  const int t = threadIdx.x % tpr;
+  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
+  return {t, row, row < rows, cols / 8};
+}
+
 // Visits a thread's vectors c = t, t + tpr, ... below nvec in order, loading U of them before it
 // uses any, so each thread keeps U 16-byte loads in flight; the order of use is unchanged.
 template <int U = kInFlight, class Load, class Use>

@@ -12,10 +12,7 @@ kc_add_rms_norm(const kc_u4* __restrict__ x, const kc_u4* __restrict__ r, const 
                 kc_u4* __restrict__ h, kc_u4* __restrict__ y, int rows, int cols, float eps, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
+  const auto [t, row, live, nvec] = row_thread(rows, cols, tpr);
   const long base = row * nvec;
   kc_u4 xv[VPT], rv[VPT], wv[VPT];  // w with x and r: the write phase never waits on a load
 #pragma unroll

@@ -11,10 +11,7 @@ __global__ void __launch_bounds__(256, 3)  // 3 blocks an SM: 72 registers, no s
 kc_row_argmax(const kc_u4* __restrict__ x, int32_t* __restrict__ id, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ uint32_t red[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
+  const auto [t, row, live, nvec] = row_thread(rows, cols, tpr);
   const kc_u4* xr = x + row * nvec;
   // A thread's best vector: its max (NaN if it holds one), the vector's index and its bits. Vectors
   // come in column order and only a strictly larger max, or a first NaN, replaces the best, so the

@@ -10,10 +10,7 @@ __global__ void __launch_bounds__(256)
 kc_row_max(const kc_u4* __restrict__ x, uint16_t* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
+  const auto [t, row, live, nvec] = row_thread(rows, cols, tpr);
   const kc_u4* xr = x + row * nvec;
   uint32_t m2 = 0xff80ff80u;  // -inf, -inf
   if (live)

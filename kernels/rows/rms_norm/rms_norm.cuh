@@ -58,10 +58,7 @@ kc_rms_norm_vec(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, Out* _
                 int cols, float eps, int tpr) {
   using namespace kc::cu;
   __shared__ float red[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
+  const auto [t, row, live, nvec] = row_thread(rows, cols, tpr);
   const kc_u4* xr = x + row * nvec;
   kc_u4 v[VPT], wv[VPT];
   load_xw(xr, w, t, tpr, nvec, live, v, wv);

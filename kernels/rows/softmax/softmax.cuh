@@ -147,10 +147,7 @@ __global__ void __launch_bounds__(256)
 kc_softmax_online(const kc_u4* __restrict__ x, kc_u4* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
   __shared__ float red_m[8], red_s[8];
-  const int t = threadIdx.x % tpr;
-  const long row = long(blockIdx.x) * (kBlock / tpr) + threadIdx.x / tpr;
-  const bool live = row < rows;
-  const int nvec = cols / 8;
+  const auto [t, row, live, nvec] = row_thread(rows, cols, tpr);
   const kc_u4* xr = x + row * nvec;
   float m = -kInf, s = 0.f;
   if (live)
