@@ -37,6 +37,30 @@ __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_
 __device__ __forceinline__ void cp_async4(uint32_t dst, const void* src, bool valid) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src), "r"(valid ? 4 : 0));
 }
+// 32 codes of BITS bits (u: BITS words, MLX's packing) as bf16 into half h of row r of a W tile in
+// the 128-byte swizzled layout wgmma reads (`row` is the row's start; chunks 4h .. 4h + 3, each
+// index XORed with r's low 3 bits). A code is exact in bf16 (2^23 + q in fp32, less 2^23).
+template <int BITS> __device__ __forceinline__ void unpack32(const uint32_t (&u)[BITS], unsigned char* row, int r, int h) {
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    uint32_t o[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float f[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        constexpr uint32_t mask = (1u << BITS) - 1;
+        const int bit = (8 * c + 2 * i + e) * BITS, w = bit / 32, sh = bit % 32;
+        uint32_t code = u[w] >> sh;
+        if (sh + BITS > 32) code |= u[w + 1] << (32 - sh);
+        f[e] = __uint_as_float(0x4B000000u | (code & mask)) - 8388608.f;  // exact: code < 2^23
+      }
+      const __nv_bfloat162 p = __floats2bfloat162_rn(f[0], f[1]);
+      o[i] = *reinterpret_cast<const uint32_t*>(&p);
+    }
+    *reinterpret_cast<uint4*>(row + (((4 * h + c) ^ (r & 7)) << 4)) = make_uint4(o[0], o[1], o[2], o[3]);
+  }
+}
 #endif
 
 }  // namespace kc::qmm90
@@ -106,26 +130,7 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
     uint32_t u[BITS];
 #pragma unroll
     for (int i = 0; i < BITS; ++i) u[i] = src[i];
-    unsigned char* dst = gw + buf * kWBytes + r * 128;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      uint32_t o[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        float f[2];
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          constexpr uint32_t mask = (1u << BITS) - 1;
-          const int bit = (8 * c + 2 * i + e) * BITS, w = bit / 32, sh = bit % 32;
-          uint32_t code = u[w] >> sh;
-          if (sh + BITS > 32) code |= u[w + 1] << (32 - sh);
-          f[e] = __uint_as_float(0x4B000000u | (code & mask)) - 8388608.f;  // exact: code < 2^23
-        }
-        const __nv_bfloat162 p = __floats2bfloat162_rn(f[0], f[1]);
-        o[i] = *reinterpret_cast<const uint32_t*>(&p);
-      }
-      *reinterpret_cast<uint4*>(dst + (((4 * h + c) ^ (r & 7)) << 4)) = make_uint4(o[0], o[1], o[2], o[3]);
-    }
+    unpack32<BITS>(u, gw + buf * kWBytes + r * 128, r, h);
     if (tid < GPS * kBN) gsb[(kt & 1) * GPS * kBN + tid] = sbv;
   };
 

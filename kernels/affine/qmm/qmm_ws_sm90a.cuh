@@ -119,25 +119,7 @@ kc_affine_qmm_ws(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict
         uint32_t u[BITS];
 #pragma unroll
         for (int i = 0; i < BITS; ++i) u[i] = src[h * BITS + i];
-#pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          uint32_t o[4];
-#pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            float f[2];
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              constexpr uint32_t mask = (1u << BITS) - 1;
-              const int bit = (8 * c + 2 * i + e) * BITS, w = bit / 32, sh = bit % 32;
-              uint32_t code = u[w] >> sh;
-              if (sh + BITS > 32) code |= u[w + 1] << (32 - sh);
-              f[e] = __uint_as_float(0x4B000000u | (code & mask)) - 8388608.f;  // exact: code < 2^23
-            }
-            const __nv_bfloat162 p = __floats2bfloat162_rn(f[0], f[1]);
-            o[i] = *reinterpret_cast<const uint32_t*>(&p);
-          }
-          *reinterpret_cast<uint4*>(dst + (((4 * h + c) ^ (pt & 7)) << 4)) = make_uint4(o[0], o[1], o[2], o[3]);
-        }
+        kc::qmm90::unpack32<BITS>(u, dst, pt, h);
       }
 #pragma unroll
       for (int gi = 0; gi < GPS; ++gi) gsb[(st * GPS + gi) * kBN + pt] = sbv[gi];
