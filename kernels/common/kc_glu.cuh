@@ -57,14 +57,14 @@ kc_glu_bf16(const kc_u4* __restrict__ g, const kc_u4* __restrict__ u, kc_u4* __r
 namespace kc::cu {
 // n elements (rows x cols); v vectors a thread: 1, 2 or 4.
 template <class Word> inline void launch_glu(const void* g, const void* u, void* y, long n, cudaStream_t st, int v) {
+  if (v != 1 && v != 2) v = 4;
   const long nvec = n / 8;
+  const unsigned blocks = unsigned((nvec + 256L * v - 1) / (256L * v));
   auto G = static_cast<const kc_u4*>(g);
   auto U = static_cast<const kc_u4*>(u);
   auto Y = static_cast<kc_u4*>(y);
-  switch (v) {
-    case 1: kc_glu_bf16<1, Word><<<unsigned((nvec + 255) / 256), 256, 0, st>>>(G, U, Y, nvec); break;
-    case 2: kc_glu_bf16<2, Word><<<unsigned((nvec + 511) / 512), 256, 0, st>>>(G, U, Y, nvec); break;
-    default: kc_glu_bf16<4, Word><<<unsigned((nvec + 1023) / 1024), 256, 0, st>>>(G, U, Y, nvec); break;
-  }
+  if (v == 1) kc_glu_bf16<1, Word><<<blocks, 256, 0, st>>>(G, U, Y, nvec);
+  else if (v == 2) kc_glu_bf16<2, Word><<<blocks, 256, 0, st>>>(G, U, Y, nvec);
+  else kc_glu_bf16<4, Word><<<blocks, 256, 0, st>>>(G, U, Y, nvec);
 }
 }  // namespace kc::cu

@@ -304,33 +304,3 @@ __device__ inline uint32_t kc_prmt(uint32_t a, uint32_t b, uint32_t s) {
   return r;
 }
 #endif
-
-// ---- kc_cp_async16 / kc_cp_async4, kc_cp_async_commit, kc_cp_async_wait<N> --------------------
-// Copies from global to shared memory that do not hold the thread: nvcc issues cp.async (sm_80 on;
-// the 16-byte form bypasses L1, both addresses 16-byte aligned), committed in groups, and
-// kc_cp_async_wait<N> waits until at most N of the thread's groups are still in flight. HIP: plain
-// copies, done when issued (commit and wait do nothing); the same text, correct, not overlapped.
-// Other lanes' copies are seen only after a barrier (__syncwarp or __syncthreads) following the wait.
-#if defined(__CUDACC__)
-__device__ __forceinline__ void kc_cp_async16(void* smem, const void* gmem) {
-  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void kc_cp_async4(void* smem, const void* gmem) {
-  const unsigned s = unsigned(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void kc_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N> __device__ __forceinline__ void kc_cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-#elif defined(__HIP__)
-__device__ inline void kc_cp_async16(void* smem, const void* gmem) {
-  *static_cast<uint4*>(smem) = *static_cast<const uint4*>(gmem);
-}
-__device__ inline void kc_cp_async4(void* smem, const void* gmem) {
-  *static_cast<uint32_t*>(smem) = *static_cast<const uint32_t*>(gmem);
-}
-__device__ inline void kc_cp_async_commit() {}
-template <int N> __device__ inline void kc_cp_async_wait() {}
-#endif
