@@ -97,6 +97,9 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   app.add_option("--timeout", opt.timeout_s, "seconds a launch may run before it is reported as a hang")
       ->check(CLI::PositiveNumber);
   app.add_flag("--no-limits", no_limits, "skip gate 5 (the audit of compiled binaries)");
+  app.add_flag("--cpu-references", opt.cpu_references,
+               "evaluate every float64 reference on the CPU, even where a backend's device matched it "
+               "(by default the large dense and affine ones run there)");
   app.add_option("--audit", opt.audit_paths, "binaries for gate 5 to read (default: this executable)");
   // Hidden: how a run re-runs this executable after a lost device (core/src/respawn.cpp).
   std::string resume_after;

@@ -156,6 +156,7 @@ std::vector<std::string> child_args(const RunOptions& opt, const std::string& ba
                              fmt::format("--stream-fd={}", stream_fd)};
   if (!opt.only.empty()) a.push_back("--only=" + opt.only);  // CLI11 takes no empty value
   if (opt.repro) a.push_back("--repro");
+  if (opt.cpu_references) a.push_back("--cpu-references");
   return a;
 }
 

@@ -4,11 +4,13 @@
 
 #include <cstdio>
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "gates/gates.hpp"
 #include "kc/audit.hpp"
+#include "kc/ref_device.hpp"
 #include "kc/registry.hpp"
 #include "repro.hpp"
 #include "respawn.hpp"
@@ -58,6 +60,20 @@ void emit(std::vector<Reporter*>& reps, const GateEvent& e) {
 
 void note(std::vector<Reporter*>& reps, const std::string& backend, const std::string& text) {
   for (auto* r : reps) r->note(backend, text);
+}
+
+// The backend's reference device, once it has matched the CPU bit for bit; the run says which.
+const RefDevice* reference_device(Backend& b, const RunOptions& opt, std::vector<Reporter*>& reps) {
+  const RefDevice* d = opt.cpu_references ? nullptr : b.references();
+  if (!d) return nullptr;
+  if (const std::string bad = check_ref_device(*d); !bad.empty()) {
+    note(reps, b.name(), fmt::format("float64 references stay on the CPU: {} does not match it: {}", d->name, bad));
+    return nullptr;
+  }
+  note(reps, b.name(), fmt::format("float64 references of 2^{} multiply-adds or more run on {}, which matched the "
+                                   "CPU's bit for bit on ragged dense and affine cases (--cpu-references: all on the CPU)",
+                                   std::countr_zero(uint64_t(kRefDeviceMacs)), d->name));
+  return d;
 }
 
 }  // namespace
@@ -234,6 +250,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
     }
     const auto sel = detail::selection(s.backend, opt.only);
     matched += int(sel.size());
+    RefDeviceScope refs(s.absent.empty() && !sel.empty() ? reference_device(*b, opt, reps) : nullptr);
     bool lost_noted = false;
     for (size_t i = 0; i < sel.size(); ++i) {
       const Registration& reg = *sel[i];
@@ -243,6 +260,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       }
       progress.show(s.backend, reg.name);
       detail::tally(s, reg, run_entry(reg, *b, opt, reps));
+      if (const std::string fb = take_ref_fallback(); !fb.empty()) note(reps, s.backend, reg.name + ": " + fb);
       // After a fault some drivers refuse the device to this process for good: the rest of this
       // backend's entries then run in fresh processes, reported and tallied here.
       const std::string lost = i + 1 < sel.size() ? b->lost() : "";

@@ -1,8 +1,12 @@
 // Known findings and controls are judged by the runner: exit codes CI can trust.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "families/ref_gemm.hpp"
 #include "harness.hpp"
 #include "kc/backend.hpp"
+#include "kc/ref_device.hpp"
 
 using namespace testing_kc;
 using kc::Gate;
@@ -78,4 +82,76 @@ TEST(Runner, AnAbsentBackendSaysSoByNameAndRunsNothing) {
   ASSERT_EQ(r.summaries.size(), 1u);
   EXPECT_NE(r.summaries[0].line().find("absent="), std::string::npos) << r.summaries[0].line();
   EXPECT_EQ(r.summaries[0].kernels_passing, 0);
+}
+
+namespace {
+// The CPU backend offering a reference device: the CPU itself, or one an ulp off.
+struct WithRefs : kc::Backend {
+  kc::RefDevice dev;
+  int asked = 0;
+  explicit WithRefs(bool off) {
+    dev.name = off ? "a device an ulp off" : "a device that is the CPU";
+    dev.dense = [off](const kc::bf16* x, const kc::bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
+      kc::fam::ref_dense_cpu(x, w, M, N, K, y, mag);
+      if (off) y[0] = std::nextafter(y[0], 1e300);
+      return std::string();
+    };
+    dev.affine = [](const kc::bf16* x, const kc::RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y,
+                    double* mag) {
+      kc::fam::ref_affine_cpu(x, w, M, N, K, y, mag);
+      return std::string();
+    };
+  }
+  std::string name() const override { return cpu().name(); }
+  std::string absent() const override { return cpu().absent(); }
+  void* alloc(size_t n) override { return cpu().alloc(n); }
+  void free(void* p) override { cpu().free(p); }
+  void upload(void* d, const void* s, size_t n) override { cpu().upload(d, s, n); }
+  void download(void* d, const void* s, size_t n) override { cpu().download(d, s, n); }
+  void* stream() override { return cpu().stream(); }
+  kc::SyncResult sync(double t) override { return cpu().sync(t); }
+  std::string recover() override { return cpu().recover(); }
+  const kc::RefDevice* references() override { return ++asked, &dev; }
+};
+struct Notes : kc::Reporter {
+  std::vector<std::string> all;
+  void gate(const kc::GateEvent&) override {}
+  void note(const std::string&, const std::string& t) override { all.push_back(t); }
+  void summary(const kc::Summary&) override {}
+  bool has(const std::string& s) const {
+    for (const auto& t : all)
+      if (t.find(s) != std::string::npos) return true;
+    return false;
+  }
+};
+kc::RunResult run_with(kc::Backend& b, Notes& n, bool cpu_references = false) {
+  kc::RunOptions opt;
+  opt.only = "toy/scale/ok";
+  opt.limits = false;
+  opt.cpu_references = cpu_references;
+  return kc::run(opt, {&b}, {&n});
+}
+}  // namespace
+
+TEST(Runner, AReferenceDeviceThatMatchesTheCpuIsUsedAndNamed) {
+  WithRefs b(false);
+  Notes n;
+  EXPECT_EQ(run_with(b, n).exit_code, kc::exit_ok);
+  EXPECT_TRUE(n.has("float64 references of 2^28 multiply-adds or more run on a device that is the CPU")) << n.all.size();
+}
+
+TEST(Runner, AReferenceDeviceAnUlpOffIsRefusedAndTheRunSaysWhy) {
+  WithRefs b(true);
+  Notes n;
+  EXPECT_EQ(run_with(b, n).exit_code, kc::exit_ok);  // the references stay on the CPU: the run is sound
+  EXPECT_TRUE(n.has("float64 references stay on the CPU: a device an ulp off does not match it: dense 37x45x300: y[0]"));
+  EXPECT_FALSE(n.has("run on a device"));
+}
+
+TEST(Runner, CpuReferencesNeverAsksForTheDevice) {
+  WithRefs b(false);
+  Notes n;
+  EXPECT_EQ(run_with(b, n, true).exit_code, kc::exit_ok);
+  EXPECT_EQ(b.asked, 0);
+  EXPECT_TRUE(n.all.empty() || !n.has("float64 references"));
 }

@@ -11,6 +11,7 @@
 namespace kc {
 
 struct Spec;
+struct RefDevice;
 
 // What one wait for a launch found.
 struct SyncResult {
@@ -44,6 +45,9 @@ class Backend {
   // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
   // attributes, by the spec's launch names, against the device's limits). Each string is a problem.
   virtual std::vector<std::string> check_entry(const Spec&) { return {}; }
+  // A device that evaluates the large float64 references in the CPU's place, bit for bit
+  // (kc/ref_device.hpp), or nullptr. Core checks it before the run uses it.
+  virtual const RefDevice* references() { return nullptr; }
 };
 
 // Every backend this build knows, present or a stub (backends/all.cpp lists them).

@@ -20,6 +20,7 @@ struct RunOptions {
   bool limits = true;        // run gate 5's auditors
   bool progress = false;     // a progress line on stderr (the CLI sets it on a terminal)
   double timeout_s = 30;     // per launch, before a hang is reported
+  bool cpu_references = false;  // keep every float64 reference on the CPU (no Backend::references())
   std::vector<std::string> audit_paths;
   // The executable to re-run when a backend's device is lost mid-run (the CLI sets it to itself):
   // the backend's remaining entries then run in a fresh process and are reported here as if run

@@ -172,6 +172,12 @@ bool force_ref_isa(RefIsa isa) {
 
 void ref_dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
   if (M <= 0 || N <= 0) return;
+  if (ref_device_took(M, N, K, [&](const RefDevice& d) { return d.dense(x, w, M, N, K, y, mag); })) return;
+  ref_dense_cpu(x, w, M, N, K, y, mag);
+}
+
+void ref_dense_cpu(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
+  if (M <= 0 || N <= 0) return;
   switch (current.load()) {
 #if KC_REF_X86
     case RefIsa::avx512: return ref_avx512::run_dense(x, w, M, N, K, y, mag);
@@ -182,6 +188,12 @@ void ref_dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, do
 }
 
 void ref_affine(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
+  if (M <= 0 || N <= 0) return;
+  if (ref_device_took(M, N, K, [&](const RefDevice& d) { return d.affine(x, w, M, N, K, y, mag); })) return;
+  ref_affine_cpu(x, w, M, N, K, y, mag);
+}
+
+void ref_affine_cpu(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
   if (M <= 0 || N <= 0) return;
   switch (current.load()) {
 #if KC_REF_X86

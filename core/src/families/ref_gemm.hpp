@@ -7,7 +7,10 @@
 // the binary runs on), blocks spread over every core by kc::parallel_for.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <string>
 
+#include "kc/ref_device.hpp"
 #include "kc/types.hpp"
 
 namespace kc::fam {
@@ -21,14 +24,18 @@ void ref_dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, do
 //   mag += |s[n,g]| * (sum_{k in g} |x| q) + |b[n,g]| * (sum_{k in g} |x|)
 // each inner sum in double over k ascending, groups ascending. q: [N x wpr] words of `bits`-bit
 // codes packed as affine::pack_row packs them; s, b: [N x K/group] bf16. K % group == 0.
-struct AffineW {
-  const uint32_t* q;
-  const bf16* s;
-  const bf16* b;
-  int bits, group;
-  int64_t wpr;  // words per row of q
-};
+using AffineW = RefAffineW;  // kc/ref_device.hpp: a device reference takes the same weights
 void ref_affine(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag);
+
+// The same on the CPU alone (ref_dense and ref_affine give problems of kRefDeviceMacs or more to the
+// run's reference device, if any: kc/ref_device.hpp).
+void ref_dense_cpu(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag);
+void ref_affine_cpu(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag);
+
+// True when the run's reference device took an M x N x K problem (call it, "" = done); false leaves
+// it to the CPU: no device, a small problem, or the call failed (its reason kept for
+// take_ref_fallback()).
+bool ref_device_took(int64_t M, int64_t N, int64_t K, const std::function<std::string(const RefDevice&)>& call);
 
 // Which micro-kernels run: "avx512", "avx2" or "portable" (the best this CPU has, unless forced).
 enum class RefIsa { best, portable, avx2, avx512 };
