@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "backends/cuda/launches.hpp"
+#include "backends/cuda/ref_f64.hpp"
 #include "backends/factories.hpp"
 #include "kc/parallel.hpp"
 #include "kc/spec.hpp"
@@ -129,6 +130,26 @@ class CudaBackend final : public Backend {
   }
 
   std::vector<std::string> check_entry(const Spec& spec) override;
+
+  // The dense and affine float64 references on this device (ref_f64.cu), while it is usable.
+  const RefDevice* references() override {
+    if (!absent().empty()) return nullptr;
+    if (refs_.name.empty()) {
+      refs_.name = "CUDA device " + std::to_string(dev_) + " (" + prop_.name + ")";
+      auto usable = [this]() -> std::string { return hung_ ? "a launch never returned" : !stream_ ? "a device reset failed" : lost_; };
+      refs_.dense = [usable](const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y,
+                                   double* mag) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::dense(x, w, M, N, K, y, mag) : why;
+      };
+      refs_.affine = [usable](const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y,
+                                    double* mag) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::affine(x, w, M, N, K, y, mag) : why;
+      };
+    }
+    return &refs_;
+  }
 
  private:
   void probe() {
@@ -314,6 +335,7 @@ class CudaBackend final : public Backend {
   std::string hung_what_;
   std::string lost_;         // non-empty: the device cannot be used again in this process, and why
   Stage stage_[2];
+  RefDevice refs_;
   uint64_t stage_gen_ = ~uint64_t(0);  // the generation the stages belong to
   bool stage_ok_ = false;
 };
