@@ -7,8 +7,9 @@
 #      processes and count in one SUMMARY);
 #   3. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS.
-# The whole contract took about 5 minutes on the H200's host (16 cores; dense/gemm's float64
-# references are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each benchmark's.
+# The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
+# 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
+# benchmark's.
 # Run from the repository root on the GPU machine:  scripts/h200_all.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200, configured -DKC_CUDA_SMS=90a) holds bin/kernel-contract,
 # bin/planted-contract and the benchmarks bin/bench_rows, bin/bench_dense, bin/bench_prompt (the build
