@@ -49,8 +49,8 @@ template <int B, int G> cudaError_t prepare_wgmma() {
 }
 
 // Prompt rows: tiles of 128 x rows and 64 (mma.sync) or 128 (wgmma) W rows; K a multiple of the
-// group. Served: 17 to 8,192 rows of 64 to 16,384 outputs over K of 256 to 16,384, every cross of
-// them, as dense/gemm. (Eighteen entries at 8,192 x 16,384 x 16,384: their float64 references take
+// group. Served: 17 to 8,192 rows of 64 to 16,384 outputs over K of 64 (a group of 128: 128) to
+// 16,384, every cross of them, as dense/gemm. (Eighteen entries at 8,192 x 16,384 x 16,384: their float64 references take
 // a device where the backend offers one, kc/ref_device.hpp; on 16 cores each would take ~40 s.)
 // The K tile: mma.sync takes 32 columns a step and declares 4 steps (128, the largest group); wgmma
 // takes 64 a step, a group of 128 in two.
@@ -58,7 +58,7 @@ template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
   const bool wg = use_wgmma();
   if (wg) (void)prepare_wgmma<B, G>();  // opted in before the backend checks the launch's limits
   return kc::affine::projection(B, G, kc::DType::bf16)
-      .served({{"m", {17, 512, 8192}}, {"n", {64, 4096, 16384}}, {"k", {256, 4096, 16384}}})
+      .served({{"m", {17, 512, 8192}}, {"n", {64, 4096, 16384}}, {"k", {std::max(64, G), 4096, 16384}}})
       .tile("m", wg ? kc::qmm90::kBM : kBM, 1, 1)
       .tile("n", wg ? kc::qmm90::kBN : kBN, 1, 1)
       .tile("k", wg ? std::max(kc::qmm90::kBK, G) : 4 * kBK, G, G)

@@ -4,6 +4,7 @@
 #include "kc/families/affine.hpp"
 #include "qmv.cuh"
 
+#include <algorithm>
 #include <string>
 
 namespace {
@@ -11,10 +12,10 @@ using namespace kc::affine_cu;
 
 // Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); W rows in blocks
 // of 16 (n's tile); K in steps of the group, the 8 slices covering 2,048 of it before repeating
-// (k's tile).
+// (k's tile). Served from K = 64 (a group of 128: 128), as the dense projections.
 template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
   return kc::affine::projection(B, G, kc::DType::bf16)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {256, 4096, 16384}}})
+      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {std::max(64, G), 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
       .tile("n", kRowsW, 1, 1)
       .tile("k", kTileK, G, G)
