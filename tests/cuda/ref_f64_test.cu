@@ -39,6 +39,22 @@ bf16 spread(std::mt19937_64& g) {
   return bf16{uint16_t(((z >> 63) << 15) | (uint32_t(127 - 30 + (z >> 8) % 60) << 7) | (z & 0x7f))};
 }
 
+// Affine inputs of spread values (codes: uniform words) for M x K rows of x and N rows of weights.
+struct AffineInputs {
+  int bits, group;
+  int64_t wpr;
+  std::vector<bf16> x, s, b;
+  std::vector<uint32_t> q;
+  AffineInputs(std::mt19937_64& g, int64_t M, int64_t N, int64_t K, int bits_, int group_)
+      : bits(bits_), group(group_), wpr(affine::words_per_row(K, bits_)), x(size_t(M * K)),
+        s(size_t(N * (K / group_))), b(s.size()), q(size_t(N * wpr)) {
+    for (auto* v : {&x, &s, &b})
+      for (auto& e : *v) e = spread(g);
+    for (auto& e : q) e = uint32_t(g());
+  }
+  RefAffineW weights() const { return {q.data(), s.data(), b.data(), bits, group, wpr}; }
+};
+
 size_t first_difference(const std::vector<double>& a, const std::vector<double>& b) {
   for (size_t i = 0; i < a.size(); ++i)
     if (std::memcmp(&a[i], &b[i], 8) != 0) return i;
@@ -73,17 +89,12 @@ TEST(CudaRefF64, AffineEqualsTheCpuBitForBitAtEveryWidthAndGroup) {
   std::mt19937_64 g(9);
   for (int bits : {2, 3, 4, 5, 6, 8})
     for (int group : {32, 64, 128}) {
-      const int64_t M = 67, N = 129, K = 3 * 128 + group, G = K / group, wpr = affine::words_per_row(K, bits);
-      std::vector<bf16> x(size_t(M * K)), s(size_t(N * G)), bb(s.size());
-      std::vector<uint32_t> q(size_t(N * wpr));
-      for (auto& v : x) v = spread(g);
-      for (auto& v : s) v = spread(g);
-      for (auto& v : bb) v = spread(g);
-      for (auto& v : q) v = uint32_t(g());
-      const RefAffineW w{q.data(), s.data(), bb.data(), bits, group, wpr};
+      const int64_t M = 67, N = 129, K = 3 * 128 + group;
+      AffineInputs in(g, M, N, K, bits, group);
+      const RefAffineW w = in.weights();
       std::vector<double> y(size_t(M * N)), ym(y.size()), c(y.size()), cm(y.size());
-      ASSERT_EQ(cuda_ref::affine(x.data(), w, M, N, K, y.data(), ym.data()), "");
-      fam::ref_affine_cpu(x.data(), w, M, N, K, c.data(), cm.data());
+      ASSERT_EQ(cuda_ref::affine(in.x.data(), w, M, N, K, y.data(), ym.data()), "");
+      fam::ref_affine_cpu(in.x.data(), w, M, N, K, c.data(), cm.data());
       EXPECT_EQ(first_difference(y, c), y.size()) << bits << " bits, group " << group;
       EXPECT_EQ(first_difference(ym, cm), y.size()) << bits << " bits, group " << group;
     }
@@ -92,21 +103,16 @@ TEST(CudaRefF64, AffineEqualsTheCpuBitForBitAtEveryWidthAndGroup) {
 TEST(CudaRefF64, NonFiniteInputsLandInTheCpusClasses) {
   NEED_GPU(b);
   std::mt19937_64 g(13);
-  const int64_t M = 9, N = 70, K = 256, G = K / 64, wpr = affine::words_per_row(K, 4);
-  std::vector<bf16> x(size_t(M * K)), s(size_t(N * G)), bb(s.size());
-  std::vector<uint32_t> q(size_t(N * wpr));
-  for (auto& v : x) v = spread(g);
-  for (auto& v : s) v = spread(g);
-  for (auto& v : bb) v = spread(g);
-  for (auto& v : q) v = uint32_t(g());
-  x[3 * K + 5] = bf16{0x7fc0};   // NaN
-  x[5 * K + 100] = bf16{0x7f80};  // +Inf
-  s[7 * G + 1] = bf16{0xff80};   // -Inf scale
-  bb[9 * G + 2] = bf16{0x7f80}, s[9 * G + 2] = bf16{0x7f80};
-  const RefAffineW w{q.data(), s.data(), bb.data(), 4, 64, wpr};
+  const int64_t M = 9, N = 70, K = 256, G = K / 64;
+  AffineInputs in(g, M, N, K, 4, 64);
+  in.x[3 * K + 5] = bf16{0x7fc0};    // NaN
+  in.x[5 * K + 100] = bf16{0x7f80};  // +Inf
+  in.s[7 * G + 1] = bf16{0xff80};    // -Inf scale
+  in.b[9 * G + 2] = bf16{0x7f80}, in.s[9 * G + 2] = bf16{0x7f80};
+  const RefAffineW w = in.weights();
   std::vector<double> y(size_t(M * N)), ym(y.size()), c(y.size()), cm(y.size());
-  ASSERT_EQ(cuda_ref::affine(x.data(), w, M, N, K, y.data(), ym.data()), "");
-  fam::ref_affine_cpu(x.data(), w, M, N, K, c.data(), cm.data());
+  ASSERT_EQ(cuda_ref::affine(in.x.data(), w, M, N, K, y.data(), ym.data()), "");
+  fam::ref_affine_cpu(in.x.data(), w, M, N, K, c.data(), cm.data());
   int nonfinite = 0;
   for (size_t i = 0; i < y.size(); ++i) {
     nonfinite += !std::isfinite(c[i]);

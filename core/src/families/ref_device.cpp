@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kc/families/affine.hpp"
+#include "dense_detail.hpp"
 #include "ref_gemm.hpp"
 
 namespace kc {
@@ -19,23 +20,6 @@ namespace {
 std::atomic<const RefDevice*> g_device{nullptr};
 std::mutex g_mu;
 std::string g_fallback;
-
-// Inputs of the check: bf16 of both signs over 2^-12 .. 2^12 with every mantissa, and code words of
-// uniform bits (splitmix64: the check must not depend on core's fills it vouches for).
-struct Mix {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  bf16 value() {
-    const uint64_t r = next();
-    const uint16_t exp = uint16_t(127 - 12 + int(r % 25)), man = uint16_t((r >> 8) & 0x7f), sign = uint16_t((r >> 16) & 1);
-    return bf16{uint16_t(sign << 15 | exp << 7 | man)};
-  }
-};
 
 // The first output whose y or mag differs in bits, "" if none.
 std::string differ(const std::string& what, const std::vector<double>& y, const std::vector<double>& ym,
@@ -61,12 +45,14 @@ std::string take_ref_fallback() {
 
 std::string check_ref_device(const RefDevice& d) {
   if (!d.dense || !d.affine) return d.name + " lacks the dense or the affine reference";
-  Mix mix{0x6b63'7265'6673ull};
+  // Values of both signs over 2^-12 .. 2^12 with every mantissa; code words of uniform bits.
+  fam::Rng rng(0x6b63'7265'6673ull);
+  auto value = [&] { return fam::spread_bf16(rng, -12, 12); };
   // Ragged dense cases: no size a multiple of a tile; one with a long K.
   for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{37, 45, 300}, {3, 130, 1000}}) {
     std::vector<bf16> x(size_t(M * K)), w(size_t(N * K));
-    for (auto& v : x) v = mix.value();
-    for (auto& v : w) v = mix.value();
+    for (auto& v : x) v = value();
+    for (auto& v : w) v = value();
     std::vector<double> y(size_t(M * N)), ym(y.size()), c(y.size()), cm(y.size());
     const std::string what = fmt::format("dense {}x{}x{}", M, N, K);
     if (std::string why = d.dense(x.data(), w.data(), M, N, K, y.data(), ym.data()); !why.empty())
@@ -82,10 +68,10 @@ std::string check_ref_device(const RefDevice& d) {
     const int64_t M = 5 + bits, N = 33 + 2 * bits, K = 384, G = K / group, wpr = affine::words_per_row(K, bits);
     std::vector<bf16> x(size_t(M * K)), s(size_t(N * G)), b(s.size());
     std::vector<uint32_t> q(size_t(N * wpr));
-    for (auto& v : x) v = mix.value();
-    for (auto& v : s) v = mix.value();
-    for (auto& v : b) v = mix.value();
-    for (auto& v : q) v = uint32_t(mix.next());
+    for (auto& v : x) v = value();
+    for (auto& v : s) v = value();
+    for (auto& v : b) v = value();
+    for (auto& v : q) v = uint32_t(rng.next());
     const RefAffineW aw{q.data(), s.data(), b.data(), bits, group, wpr};
     std::vector<double> y(size_t(M * N)), ym(y.size()), c(y.size()), cm(y.size());
     const std::string what = fmt::format("affine {} bits group {} {}x{}x{}", bits, group, M, N, K);
