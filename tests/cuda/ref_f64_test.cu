@@ -31,7 +31,7 @@ kc::Backend* cuda_or_skip_reason(std::string& why) {
 #define NEED_GPU(b)                                    \
   std::string why_absent;                              \
   kc::Backend* b = cuda_or_skip_reason(why_absent);    \
-  if (!b) GTEST_SKIP() << "no CUDA device: " << why_absent
+  if (!b) GTEST_SKIP() << why_absent
 
 bf16 spread(std::mt19937_64& g) {
   const uint64_t z = g();
