@@ -136,14 +136,15 @@ class CudaBackend final : public Backend {
     if (!absent().empty()) return nullptr;
     if (refs_.name.empty()) {
       refs_.name = "CUDA device " + std::to_string(dev_) + " (" + prop_.name + ")";
-      auto usable = [this]() -> std::string { return hung_ ? "a launch never returned" : !stream_ ? "a device reset failed" : lost_; };
-      refs_.dense = [usable](const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y,
-                                   double* mag) {
+      auto usable = [this]() -> std::string {
+        return hung_ ? "a launch never returned" : !stream_ ? "a device reset failed" : lost_;
+      };
+      refs_.dense = [usable](const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
         const std::string why = usable();
         return why.empty() ? cuda_ref::dense(x, w, M, N, K, y, mag) : why;
       };
       refs_.affine = [usable](const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y,
-                                    double* mag) {
+                              double* mag) {
         const std::string why = usable();
         return why.empty() ? cuda_ref::affine(x, w, M, N, K, y, mag) : why;
       };

@@ -109,9 +109,14 @@ struct WithRefs : kc::Backend {
   void upload(void* d, const void* s, size_t n) override { cpu().upload(d, s, n); }
   void download(void* d, const void* s, size_t n) override { cpu().download(d, s, n); }
   void* stream() override { return cpu().stream(); }
-  kc::SyncResult sync(double t) override { return cpu().sync(t); }
+  // After each launch of the entry: would a reference of 2^28 multiply-adds go to this device now?
+  kc::SyncResult sync(double t) override {
+    if (kc::fam::ref_device_took(512, 512, 1024, [](const kc::RefDevice&) { return std::string(); })) ++live;
+    return cpu().sync(t);
+  }
   std::string recover() override { return cpu().recover(); }
   const kc::RefDevice* references() override { return ++asked, &dev; }
+  int live = 0;  // launches during which the run's references could use `dev`
 };
 struct Notes : kc::Reporter {
   std::vector<std::string> all;
@@ -133,11 +138,14 @@ kc::RunResult run_with(kc::Backend& b, Notes& n, bool cpu_references = false) {
 }
 }  // namespace
 
-TEST(Runner, AReferenceDeviceThatMatchesTheCpuIsUsedAndNamed) {
+TEST(Runner, AReferenceDeviceThatMatchesTheCpuIsTakenAndNamed) {
   WithRefs b(false);
   Notes n;
   EXPECT_EQ(run_with(b, n).exit_code, kc::exit_ok);
   EXPECT_TRUE(n.has("float64 references of 2^28 multiply-adds or more run on a device that is the CPU")) << n.all.size();
+  EXPECT_GT(b.live, 0);  // the entry's gates ran with the device in place
+  EXPECT_EQ(kc::fam::ref_device_took(512, 512, 1024, [](const kc::RefDevice&) { return std::string(); }), false)
+      << "the device outlived its run";
 }
 
 TEST(Runner, AReferenceDeviceAnUlpOffIsRefusedAndTheRunSaysWhy) {
@@ -146,6 +154,7 @@ TEST(Runner, AReferenceDeviceAnUlpOffIsRefusedAndTheRunSaysWhy) {
   EXPECT_EQ(run_with(b, n).exit_code, kc::exit_ok);  // the references stay on the CPU: the run is sound
   EXPECT_TRUE(n.has("float64 references stay on the CPU: a device an ulp off does not match it: dense 37x45x300: y[0]"));
   EXPECT_FALSE(n.has("run on a device"));
+  EXPECT_EQ(b.live, 0);
 }
 
 TEST(Runner, CpuReferencesNeverAsksForTheDevice) {
@@ -153,5 +162,6 @@ TEST(Runner, CpuReferencesNeverAsksForTheDevice) {
   Notes n;
   EXPECT_EQ(run_with(b, n, true).exit_code, kc::exit_ok);
   EXPECT_EQ(b.asked, 0);
-  EXPECT_TRUE(n.all.empty() || !n.has("float64 references"));
+  EXPECT_EQ(b.live, 0);
+  EXPECT_FALSE(n.has("float64 references"));
 }

@@ -50,8 +50,9 @@ template <int B, int G> cudaError_t prepare_wgmma() {
 
 // Prompt rows: tiles of 128 x rows and 64 (mma.sync) or 128 (wgmma) W rows; K a multiple of the
 // group. Served: 17 to 8,192 rows of 64 to 16,384 outputs over K of 64 (a group of 128: 128) to
-// 16,384, every cross of them, as dense/gemm. (Eighteen entries at 8,192 x 16,384 x 16,384: their float64 references take
-// a device where the backend offers one, kc/ref_device.hpp; on 16 cores each would take ~40 s.)
+// 16,384, every cross of them, as dense/gemm. The float64 references of eighteen entries at 8,192 x
+// 16,384 x 16,384 take a device where the backend offers one (kc/ref_device.hpp); on 16 cores each
+// entry's would take ~40 s.
 // The K tile: mma.sync takes 32 columns a step and declares 4 steps (128, the largest group); wgmma
 // takes 64 a step, a group of 128 in two.
 template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
