@@ -34,6 +34,11 @@
 #if defined(KC_QMV_TRIAL)
 #include KC_QMV_TRIAL
 #endif
+// -DKC_GEMV_TRIAL='"file"': the same for the decode GEMV (kc::dense_trial::launch_gemv), timed after
+// the served one at each decode shape, with the count of outputs whose bits differ from it.
+#if defined(KC_GEMV_TRIAL)
+#include KC_GEMV_TRIAL
+#endif
 
 
 namespace {
@@ -241,6 +246,22 @@ int main() {
                   M, N, K, tg * 1e3, gb(tg), 100 * gb(tg) / copy_bw, 100 * gb(tg) / same_bw, ts * 1e3,
                   100 * gb(ts) / copy_bw, 100 * gb(ts) / same_bw, tc * 1e3, 100 * gb(tc) / copy_bw,
                   100 * gb(tc) / same_bw, eg, es);
+#if defined(KC_GEMV_TRIAL)
+      {
+        std::vector<uint16_t> served(size_t(M) * N), tried(size_t(M) * N);
+        kc::dense_cu::launch_gemv<__nv_bfloat16>(x, ws[0], y, M, N, K, 0);
+        CK(cudaMemcpy(served.data(), y, served.size() * 2, cudaMemcpyDeviceToHost));
+        const double tt =
+            time_stream_ms([&](int i) { kc::dense_trial::launch_gemv<__nv_bfloat16>(x, ws[i % copies], y, M, N, K, 0); });
+        CK(cudaMemset(y, 0, size_t(M) * N * 2));
+        kc::dense_trial::launch_gemv<__nv_bfloat16>(x, ws[0], y, M, N, K, 0);
+        CK(cudaMemcpy(tried.data(), y, tried.size() * 2, cudaMemcpyDeviceToHost));
+        size_t differ = 0;
+        for (size_t i = 0; i < served.size(); ++i) differ += served[i] != tried[i];
+        std::printf("       trial | %9.1f %7.0f %5.0f%% %5.0f%% | %zu of %zu outputs differ in bits from the served gemv\n",
+                    tt * 1e3, gb(tt), 100 * gb(tt) / copy_bw, 100 * gb(tt) / same_bw, differ, served.size());
+      }
+#endif
       CK(cudaFree(x));
       CK(cudaFree(y));
       CK(cudaFree(yr));
