@@ -17,10 +17,12 @@
 // the 16 slots, as long as codes and x share it). Codes become bf16 pairs (2e, 2e + 1), the order of
 // x's words, in registers (128 + q by its bits, minus 128; 8 bits through fp32: exact).
 // Summation order, per output: for each group of the slice (in increasing k) its sum x q is a chain
-// of mma steps from zero (group / 16 steps); its sum x, per x row, a chain from zero of the group's
-// group / 16 mma steps (for one x tile: two chains of group / 32 steps, the pairs' first and second
-// mma steps, then added); the group's term s (sum x q) + b (sum x) (one multiply, one fma) is added
-// to the slice's fp32 accumulator; the 8 slices then meet in slice order in shared memory.
+// of mma steps from zero (group / 16 steps); its sum x, per x row, two chains from zero of group / 32
+// mma steps (a step a pair: the lane's 8 x, as loaded, fill its slots of A's rows g and g + 8 against
+// ones), then added. At one x tile the group's term s (sum x q) + b (sum x) (one multiply, one fma)
+// is added to the slice's fp32 accumulator; at more, s (sum x q) and b (sum x) go by one fma each
+// into two accumulators, added when the slice's tile is done. The 8 slices then meet in slice order
+// in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
 #pragma once
 #include <cuda_bf16.h>
@@ -127,11 +129,9 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
               const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::affine_cu;
   static_assert(GROUP % 32 == 0 && kStepK % GROUP == 0, "a pair of mma steps lies in one group");
-  static_assert(MT == 1 || MT % 2 == 0, "x tiles pair up in the sum-x mma");
   constexpr int kPairs = kStepK / 32, kPairsGroup = GROUP / 32, kGroupsStep = kStepK / GROUP;
   constexpr uint32_t kMask = (1u << BITS) - 1;
   constexpr bool kHi = BITS == 3 || BITS == 5 || BITS == 6 || BITS == 8;  // codes may reach a 2nd word
-  constexpr int kSum = MT == 1 ? 1 : MT / 2;                               // sum-x mma tiles
   constexpr int kSB = (kGroupsStep + 3) / 4;
   __shared__ float red[2][kSlices][MT * 4][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -228,19 +228,23 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     else rows(std::false_type{});
   };
 
-  float acc[MT][4];
+  // The slice's sums: one accumulator of the groups' terms s (sum x q) + b (sum x) at one x tile (80
+  // registers on sm_90); beyond, the two products' sums apart (one fma each, no multiply and add),
+  // added when the tile is done.
+  constexpr bool kApart = MT > 1;
+  float accq[MT][4], accb[MT][4];
   auto compute = [&](const Buf& d, int r) {
     const int kb = r * kStepK;
 #pragma unroll
     for (int gi = 0; gi < kGroupsStep; ++gi) {
       if (kb + gi * GROUP >= K) break;  // groups are whole: K is a multiple of GROUP
-      float cq[MT][4], cs[kSum][4];
+      float cq[MT][4], cs[MT][4];
 #pragma unroll
       for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int c = 0; c < 4; ++c) cq[i][c] = 0.f;
 #pragma unroll
-      for (int i = 0; i < kSum; ++i)
+      for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int c = 0; c < 4; ++c) cs[i][c] = 0.f;
 #pragma unroll
@@ -272,29 +276,17 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
           const uint32_t af[4] = {cw[0][2 * j], cw[1][2 * j], cw[0][2 * j + 1], cw[1][2 * j + 1]};
 #pragma unroll
           for (int i = 0; i < MT; ++i) kc_mma_m16n8k16_bf16(cq[i], af, xw[i][2 * j], xw[i][2 * j + 1]);
-          if constexpr (MT > 1) {  // sum x: x tiles 2a, 2a + 1 as the 16 rows of A, against ones
+        }
+        // sum x: the lane's 8 x of the pair, as loaded, are its slots of A's rows g (words 0, 2) and
+        // g + 8 (words 1, 3), against ones (no register moves: the words stay where they landed).
 #pragma unroll
-            for (int a = 0; a < kSum; ++a) {
-              const uint32_t xa[4] = {xw[2 * a][2 * j], xw[2 * a + 1][2 * j], xw[2 * a][2 * j + 1],
-                                      xw[2 * a + 1][2 * j + 1]};
-              kc_mma_m16n8k16_bf16(cs[a], xa, kOnes, kOnes);
-            }
-          }
-        }
-        if constexpr (MT == 1) {  // sum x: the pair's two mma steps of x row g as the 16 rows of A
-          const uint32_t xa[4] = {xw[0][0], xw[0][2], xw[0][1], xw[0][3]};
-          kc_mma_m16n8k16_bf16(cs[0], xa, kOnes, kOnes);
-        }
+        for (int i = 0; i < MT; ++i) kc_mma_m16n8k16_bf16(cs[i], xw[i], kOnes, kOnes);
       }
       // Lane 4g + t holds sum x of x row g of each tile; the mma's columns 2t, 2t + 1 are x rows
       // 2t, 2t + 1 of lanes 8t and 8t + 4.
       float sxr[MT];
-      if constexpr (MT == 1) {
-        sxr[0] = cs[0][0] + cs[0][2];
-      } else {
 #pragma unroll
-        for (int a = 0; a < kSum; ++a) sxr[2 * a] = cs[a][0], sxr[2 * a + 1] = cs[a][2];
-      }
+      for (int i = 0; i < MT; ++i) sxr[i] = cs[i][0] + cs[i][2];
       float sv[2], bv[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {  // this group's scale and bias from lane 4g + gi % 4
@@ -308,12 +300,14 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
         for (int c = 0; c < 4; ++c) {
           const float ss = sv[c >> 1], bb = bv[c >> 1], xs = sx[c & 1];
-          float term;
-          if (F == Fault::fold_scale)
-            term = ss * (cq[i][c] + __bfloat162float(__float2bfloat16_rn(bb / ss)) * xs);
-          else
-            term = fmaf(ss, cq[i][c], bb * xs);
-          acc[i][c] += term;
+          if (F == Fault::fold_scale) {
+            accq[i][c] += ss * (cq[i][c] + __bfloat162float(__float2bfloat16_rn(bb / ss)) * xs);
+          } else if (kApart) {
+            accq[i][c] = fmaf(ss, cq[i][c], accq[i][c]);
+            accb[i][c] = fmaf(bb, xs, accb[i][c]);
+          } else {
+            accq[i][c] += fmaf(ss, cq[i][c], bb * xs);
+          }
         }
       }
     }
@@ -325,7 +319,10 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) red[par][warp][i * 4 + c][lane] = acc[i][c], acc[i][c] = 0.f;
+      for (int c = 0; c < 4; ++c) {
+        red[par][warp][i * 4 + c][lane] = accq[i][c] + accb[i][c];
+        accq[i][c] = 0.f, accb[i][c] = 0.f;
+      }
     __syncthreads();
     const int n0 = tile * kRowsW;
     for (int e = threadIdx.x; e < MT * 4 * 32; e += 256) {
@@ -345,7 +342,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
   for (int i = 0; i < MT; ++i)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) acc[i][c] = 0.f;
+    for (int c = 0; c < 4; ++c) accq[i][c] = 0.f, accb[i][c] = 0.f;
   Buf A, B;
   if (active) load(A, tile, warp);
   // One item: prefetch the next (step st + 1 of this tile, or the first of the next tile), sum this.
@@ -372,10 +369,10 @@ inline int qmv_tiles(int M) { return M <= 8 ? 1 : M <= 16 ? 2 : 4; }
 
 // Longest chain of roundings for an output: a group's sum x q over its group / 16 mma steps, each k
 // counted as three fp32 roundings (an mma's internal alignment may truncate rather than round: NVIDIA
-// does not document it; the count dense/gemm uses); sum x is no longer (group / 16 steps, or two
-// chains of group / 32 and their add: 3 group / 2 + 1); the group's b * sum x and fma;
-// the slice's chain over its groups (at most ceil(ceil(k / 256) / 8) steps of 256 / group groups,
-// and never more than k / group); the 7 slice adds.
+// does not document it; the count dense/gemm uses); sum x is no longer (two chains of group / 32
+// steps and their add: 3 group / 2 + 1); the group's b * sum x and fma, or its one fma and the two
+// accumulators' add (no longer); the slice's chain over its groups (at most ceil(ceil(k / 256) / 8)
+// steps of 256 / group groups, and never more than k / group); the 7 slice adds.
 inline double qmv_depth(long K, long group) {
   const long steps = (K + kStepK - 1) / kStepK;
   long groups = (steps + kSlices - 1) / kSlices * (kStepK / group);
