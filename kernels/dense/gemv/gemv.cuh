@@ -149,15 +149,22 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
   }
 }
 
+// Blocks walk W tiles (more than one a block) up to 16 x rows; see kc_gemv_bf16.
+template <int MT> constexpr bool kWalk = MT < 4;
+
 // Output of accumulator i of tile (a, b) held by `lane`.
 __device__ __forceinline__ int out_n(int n0, int a, int lane, int i) { return n0 + a * kRowsW + (lane >> 2) + 8 * (i >> 1); }
 __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0 + b * kRowsX + 2 * (lane & 3) + (i & 1); }
 
 }  // namespace kc::dense_cu
 
-// grid (ceil(N / 16 NT), ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
+// grid (tiles or fewer, ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
 // blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
 // take more, and so may the 32-row form from sm_100 on, where 128 would spill (no spills anywhere).
+// Up to 16 x rows a block walks W tiles blockIdx.x, + gridDim.x, ... (the launcher gives every block
+// the same number of them): on the H200 that was 2-6% faster at 14,336 rows or columns, and 2-4%
+// slower at 4,096 x 4,096 (bench/cuda/dense/h200_results.txt). At 32 rows the walk spills: one tile
+// a block.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
 #define KC_GEMV_MIN_BLOCKS(MT, F) ((F) == kc::dense_cu::Fault::none && (MT) < 4 ? 2 : 1)
 #else
@@ -170,26 +177,34 @@ kc_gemv_bf16(const uint4* __restrict__ x, const uint4* __restrict__ w, Out* __re
   constexpr int R = NT * MT * 4;  // accumulators a lane
   __shared__ float red[kSlices][R][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int n0 = blockIdx.x * kRowsW * NT, m0 = blockIdx.y * kRowsX * MT;
-  float acc[NT][MT][4];
-  warp_slice<MT, NT, F>(x, w, M, N, K, m0, n0, warp, lane, acc);
+  const int m0 = blockIdx.y * kRowsX * MT;
+  const int tiles = kWalk<MT> ? (N + kRowsW * NT - 1) / (kRowsW * NT) : 0;
+  for (int tile = blockIdx.x;;) {
+    const int n0 = tile * kRowsW * NT;
+    float acc[NT][MT][4];
+    warp_slice<MT, NT, F>(x, w, M, N, K, m0, n0, warp, lane, acc);
 #pragma unroll
-  for (int a = 0; a < NT; ++a)
+    for (int a = 0; a < NT; ++a)
 #pragma unroll
-    for (int b = 0; b < MT; ++b)
+      for (int b = 0; b < MT; ++b)
 #pragma unroll
-      for (int i = 0; i < 4; ++i) red[warp][(a * MT + b) * 4 + i][lane] = acc[a][b][i];
-  __syncthreads();
-  for (int e = threadIdx.x; e < R * 32; e += 256) {
-    const int q = e / 32, ln = e % 32;
-    const int a = q / (MT * 4), b = (q / 4) % MT, i = q % 4;
-    const int n = out_n(n0, a, ln, i), m = out_m(m0, b, ln, i);
-    if (n < N && m < M) {
-      float s = red[0][q][ln];
+        for (int i = 0; i < 4; ++i) red[warp][(a * MT + b) * 4 + i][lane] = acc[a][b][i];
+    __syncthreads();
+    for (int e = threadIdx.x; e < R * 32; e += 256) {
+      const int q = e / 32, ln = e % 32;
+      const int a = q / (MT * 4), b = (q / 4) % MT, i = q % 4;
+      const int n = out_n(n0, a, ln, i), m = out_m(m0, b, ln, i);
+      if (n < N && m < M) {
+        float s = red[0][q][ln];
 #pragma unroll
-      for (int k = 1; k < kSlices; ++k) s += red[k][q][ln];
-      kc_store<Out>(y, size_t(m) * N + n, s);
+        for (int k = 1; k < kSlices; ++k) s += red[k][q][ln];
+        kc_store<Out>(y, size_t(m) * N + n, s);
+      }
     }
+    if (!kWalk<MT>) return;
+    tile += gridDim.x;
+    if (tile >= tiles) return;
+    __syncthreads();  // every thread has read red before the next tile writes it
   }
 }
 
@@ -256,15 +271,31 @@ inline double gemv_depth(long K) {
   return 3.0 * double(terms) + double(kSlices - 1);
 }
 
+// A walking kernel's grid: every block the same number of tiles (the last perhaps one fewer), as
+// many blocks as the device holds at once or fewer (a block a tile where that is not known).
+template <int MT, class Out, Fault F>
+inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
+  const int tiles = (N + kRowsW - 1) / kRowsW, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
+  int bx = tiles;
+  if constexpr (kWalk<MT>) {
+    static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<MT, 1, Out, F>), 256);
+    const int per = most / ty;
+    if (per > 0 && tiles > per) {
+      const int rounds = (tiles + per - 1) / per;
+      bx = (tiles + rounds - 1) / rounds;
+    }
+  }
+  kc_gemv_bf16<MT, 1, Out, F><<<dim3(bx, ty), 256, 0, st>>>(x, w, y, M, N, K);
+}
+
 template <class Out, Fault F = Fault::none>
 inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const GemvShape g = gemv_shape(M);
-  const dim3 grid((N + kRowsW * g.nt - 1) / (kRowsW * g.nt), (M + kRowsX * g.mt - 1) / (kRowsX * g.mt));
+  const int mt = gemv_shape(M).mt;
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
-  if (g.mt == 1) kc_gemv_bf16<1, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
-  else if (g.mt == 2) kc_gemv_bf16<2, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
-  else kc_gemv_bf16<4, 1, Out, F><<<grid, 256, 0, st>>>(xx, ww, y, M, N, K);
+  if (mt == 1) launch_gemv_mt<1, Out, F>(xx, ww, y, M, N, K, st);
+  else if (mt == 2) launch_gemv_mt<2, Out, F>(xx, ww, y, M, N, K, st);
+  else launch_gemv_mt<4, Out, F>(xx, ww, y, M, N, K, st);
 }
 
 // ws: kSlices * M * N floats.
