@@ -162,7 +162,7 @@ __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0
 // blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
 // take more, and so may the 32-row form from sm_100 on, where 128 would spill (no spills anywhere).
 // Up to 16 x rows a block walks W tiles blockIdx.x, + gridDim.x, ... (the launcher gives every block
-// the same number of them): on the H200 that was 2-6% faster at 14,336 rows or columns, and 2-4%
+// the same number of them): on the H200 that was up to 5% faster at 14,336 rows or columns, and 1-6%
 // slower at 4,096 x 4,096 (bench/cuda/dense/h200_results.txt). At 32 rows the walk spills: one tile
 // a block.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
