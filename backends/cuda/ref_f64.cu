@@ -19,6 +19,21 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ double wide(uint16_t h) { return double(__uint_as_float(uint32_t(h) << 16)); }
 
+// One k of a thread's 4 x 4 chains, column c of the two shared tiles: y += a b and mag += |a| |b|,
+// each one fma from the chain before (the CPU's order). An affine code is >= 0: its |b| is itself.
+template <int TK>
+__device__ __forceinline__ void chains_step(const double (&as)[TK][kTile], const double (&bs)[TK][kTile], int c,
+                                            int tx, int ty, double (&y)[4][4], double (&mag)[4][4]) {
+  double a[4], b[4];
+  for (int i = 0; i < 4; ++i) a[i] = as[c][ty + 16 * i];
+  for (int j = 0; j < 4; ++j) b[j] = bs[c][tx + 16 * j];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      y[i][j] = __fma_rn(a[i], b[j], y[i][j]);
+      mag[i][j] = __fma_rn(fabs(a[i]), fabs(b[j]), mag[i][j]);
+    }
+}
+
 __global__ void __launch_bounds__(kThreads) dense_tile(const uint16_t* __restrict__ x, const uint16_t* __restrict__ w,
                                                         int64_t M, int64_t N, int64_t K, double* y, double* mag) {
   constexpr int TK = 16;
@@ -37,16 +52,8 @@ __global__ void __launch_bounds__(kThreads) dense_tile(const uint16_t* __restric
       ws[c][r] = n < N && c < kl ? wide(w[n * K + k0 + c]) : 0.0;
     }
     __syncthreads();
-    for (int c = 0; c < kl; ++c) {  // only real k: a padded zero would turn an accumulated -0 into +0
-      double a[4], b[4];
-      for (int i = 0; i < 4; ++i) a[i] = xs[c][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) b[j] = ws[c][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-          acc[i][j] = __fma_rn(a[i], b[j], acc[i][j]);
-          am[i][j] = __fma_rn(fabs(a[i]), fabs(b[j]), am[i][j]);
-        }
-    }
+    // Only real k: a padded zero would turn an accumulated -0 into +0.
+    for (int c = 0; c < kl; ++c) chains_step(xs, ws, c, tx, ty, acc, am);
     __syncthreads();
   }
   for (int i = 0; i < 4; ++i)
@@ -99,16 +106,7 @@ __global__ void __launch_bounds__(kThreads) affine_tile(const uint16_t* __restri
       qs[c][r] = double(code);
     }
     __syncthreads();
-    for (int c = 0; c < TK; ++c) {
-      double a[4], v[4];
-      for (int i = 0; i < 4; ++i) a[i] = xs[c][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) v[j] = qs[c][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-          gq[i][j] = __fma_rn(a[i], v[j], gq[i][j]);
-          gm[i][j] = __fma_rn(fabs(a[i]), v[j], gm[i][j]);
-        }
-    }
+    for (int c = 0; c < TK; ++c) chains_step(xs, qs, c, tx, ty, gq, gm);
     __syncthreads();
     if ((k0 + TK) % group == 0) {  // the group ends: fold it with its scale and bias, start the next from +0
       const int64_t g = (k0 + TK) / group - 1;
