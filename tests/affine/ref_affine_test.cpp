@@ -78,7 +78,10 @@ TEST_F(Isas, AffineBlockedEqualsThePlainLoop) {
                            std::to_string(group) + " " + sh.str() + " fill " + std::to_string(int(f.kind)) +
                            " plant " + std::to_string(f.plant));
               expect_same(exp[0].want, ny, "y");
-              expect_same(exp[0].mag, nmag, "mag");
+              if (f.kind == FillKind::nonfinite)  // gate 1 compares classes: no magnitudes are built
+                EXPECT_TRUE(exp[0].mag.empty());
+              else
+                expect_same(exp[0].mag, nmag, "mag");
             }
           }
       }

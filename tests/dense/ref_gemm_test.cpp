@@ -101,7 +101,10 @@ TEST_F(Isas, DenseFamilyReferenceEqualsThePlainLoopForEveryFill) {
       std::string at = std::string(fam::ref_isa_name()) + " fill " + std::to_string(int(f.kind)) + " plant " +
                        std::to_string(f.plant);
       expect_same(exp[0].want, ny, "y " + at);
-      expect_same(exp[0].mag, nmag, "mag " + at);
+      if (f.kind == FillKind::nonfinite)  // gate 1 compares classes: no magnitudes are built
+        EXPECT_TRUE(exp[0].mag.empty()) << at;
+      else
+        expect_same(exp[0].mag, nmag, "mag " + at);
     }
   }
 }

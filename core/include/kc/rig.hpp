@@ -123,7 +123,8 @@ class Buffers {
 struct Expected {
   std::string name;          // the output buffer
   std::vector<double> want;  // the formula in float64 on the exact inputs
-  std::vector<double> mag;   // per output: the float64 sum of |terms| its sums add (DESIGN.md §2.1)
+  std::vector<double> mag;   // per output: the float64 sum of |terms| its sums add (DESIGN.md §2.1);
+                             // a family may leave it empty for gate 1's fills (classes alone)
   // Optional: at rounding points, the interval each output must lie in (gate 3 checks this instead
   // of the bound around want). Empty when the kernel has no rounding points.
   std::vector<double> lo, hi;

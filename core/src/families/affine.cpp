@@ -204,9 +204,8 @@ std::vector<Expected> reference(const Case& c) {
   const fam::AffineW w{q.data(), s.data(), b.data(), st.bits, st.group, st.wpr};
   Expected e;
   e.name = "y";
-  e.want.assign(size_t(st.m * st.n), 0);
-  e.mag.assign(size_t(st.m * st.n), 0);
   e.exact_sums = true;
+  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n));
   // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes of x, or of
   // q, s and b, checked) is evaluated once. Random fills have no equal rows and take the whole GEMM.
   const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
@@ -222,10 +221,9 @@ std::vector<Expected> reference(const Case& c) {
     std::vector<double> y(size_t(dx * dw)), m(y.size());
     fam::ref_affine(xs.data(), fam::AffineW{qs.data(), ss.data(), bs.data(), st.bits, st.group, st.wpr}, dx, dw, st.k,
                     y.data(), m.data());
-    fam::scatter_classes(y, xc, wc, e.want);
-    fam::scatter_classes(m, xc, wc, e.mag);
+    dst.scatter(y, m, xc, wc);
   } else {
-    fam::ref_affine(x.data(), w, st.m, st.n, st.k, e.want.data(), e.mag.data());
+    fam::ref_affine(x.data(), w, st.m, st.n, st.k, dst.want(), dst.mag());
   }
   std::vector<Expected> out;
   out.push_back(std::move(e));  // moved: `return {e}` would copy gigabytes at the largest shapes

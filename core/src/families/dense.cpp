@@ -132,9 +132,8 @@ std::vector<Expected> reference(const Case& c) {
   auto w = c.get<bf16>("w");
   Expected e;
   e.name = "y";
-  e.want.assign(size_t(st.m * st.n), 0);
-  e.mag.assign(size_t(st.m * st.n), 0);
   e.exact_sums = true;
+  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n));
   // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes, checked)
   // is evaluated once. Random fills have no equal rows and take the whole GEMM.
   const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
@@ -144,10 +143,9 @@ std::vector<Expected> reference(const Case& c) {
     const int64_t dx = int64_t(xc.first.size()), dw = int64_t(wc.first.size());
     std::vector<double> y(size_t(dx * dw)), m(y.size());
     fam::ref_dense(xs.data(), ws.data(), dx, dw, st.k, y.data(), m.data());
-    fam::scatter_classes(y, xc, wc, e.want);
-    fam::scatter_classes(m, xc, wc, e.mag);
+    dst.scatter(y, m, xc, wc);
   } else {
-    fam::ref_dense(x.data(), w.data(), st.m, st.n, st.k, e.want.data(), e.mag.data());
+    fam::ref_dense(x.data(), w.data(), st.m, st.n, st.k, dst.want(), dst.mag());
   }
   std::vector<Expected> out;
   out.push_back(std::move(e));  // moved: `return {e}` would copy gigabytes at the largest shapes

@@ -13,6 +13,7 @@
 
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
+#include "kc/rig.hpp"
 #include "kc/types.hpp"
 
 namespace kc::fam {
@@ -162,6 +163,36 @@ inline void scatter_classes(const std::vector<double>& small, const RowClasses& 
     }
   }, 16);
 }
+
+// The want and magnitude vectors of a dense or affine reference. Gate 1 compares classes alone, so
+// its fills (non-finite plants) leave the magnitudes out: at the largest shapes that is a gigabyte of
+// doubles no gate reads, built and expanded for every plant. Every other fill gets both.
+class ExpectedFill {
+ public:
+  ExpectedFill(Expected& e, const Fill& f, size_t n) : e_(e), n_(n), classes_only_(f.kind == FillKind::nonfinite) {}
+  // Where a whole (not row-class) reference writes: the entry's vectors, sized; the magnitudes of a
+  // gate-1 fill go to scratch, dropped with this object.
+  double* want() {
+    e_.want.resize(n_);
+    return e_.want.data();
+  }
+  double* mag() {
+    std::vector<double>& m = classes_only_ ? scratch_ : e_.mag;
+    m.resize(n_);
+    return m.data();
+  }
+  // Outputs from the class pairs' (scatter_classes).
+  void scatter(const std::vector<double>& y, const std::vector<double>& m, const RowClasses& a, const RowClasses& b) {
+    scatter_classes(y, a, b, e_.want);
+    if (!classes_only_) scatter_classes(m, a, b, e_.mag);
+  }
+
+ private:
+  Expected& e_;
+  size_t n_;
+  bool classes_only_;
+  std::vector<double> scratch_;
+};
 
 // Outputs [rows x cols] from those of the distinct pairs [pr x pc]: out[m, n] = small[m % pr, n % pc].
 // Each pattern's output row is built once, then copied to its rows on every core.
