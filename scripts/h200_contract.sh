@@ -4,7 +4,7 @@
 # tests (planted illegal address and hang, each followed by a passing entry), the planted illegal
 # address through the command line (planted-contract: the run goes on in fresh processes), and the
 # benchmark against the device's copy bandwidth and PyTorch's own ops.
-# Run from the repository root on the GPU machine, with a build configured -DKC_CUDA_SMS=90:
+# Run from the repository root on the GPU machine, with a build configured -DKC_CUDA_SMS=90a:
 #   scripts/h200_contract.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200) holds bin/kernel-contract, bin/cuda_tests, bin/planted-contract,
 # bin/planted_contract_tests and bin/bench_rows

@@ -3,7 +3,7 @@
 # control (gates 1-5, SUMMARY lines), after the benchmark against copy bandwidth and cuBLAS.
 # Run from the repository root on the GPU machine:
 #   scripts/h200_dense.sh [BUILD_DIR] [OUT_DIR]
-# BUILD_DIR (default build-dense-h200, configured with -DKC_CUDA_SMS=90) holds bin/kernel-contract;
+# BUILD_DIR (default build-dense-h200, configured with -DKC_CUDA_SMS=90a) holds bin/kernel-contract;
 # bin/bench_dense is used when present, else bench/cuda/dense/bench_dense.cu is compiled with nvcc.
 # Every log lands in OUT_DIR (default $OUT, else ./out-dense).
 set -u

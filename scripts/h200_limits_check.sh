@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gate 5 (CUDA) on a real GPU: for every kernel in the given binaries (the served kernels and
-# controls of a -DKC_CUDA_SMS=90 build) and in tests/limits/fixtures/forced.cu (compiled here), compare
+# controls of a -DKC_CUDA_SMS=90a build) and in tests/limits/fixtures/forced.cu (compiled here), compare
 # the reader's numbers with `cuobjdump --dump-resource-usage` and with the driver's function
 # attributes (cuFuncGetAttribute on each extracted sm_90 cubin loaded by cuModuleLoadData: the
 # attributes cudaFuncGetAttributes reports): registers, static shared bytes (cuobjdump counts the
