@@ -6,9 +6,9 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
 #include "backends/cuda/ref_f64.hpp"
+#include "core/src/families/dense_detail.hpp"
 #include "core/src/families/ref_gemm.hpp"
 #include "kc/backend.hpp"
 #include "kc/families/affine.hpp"
@@ -33,11 +33,8 @@ kc::Backend* cuda_or_skip_reason(std::string& why) {
   kc::Backend* b = cuda_or_skip_reason(why_absent);    \
   if (!b) GTEST_SKIP() << why_absent
 
-bf16 spread(std::mt19937_64& g) {
-  const uint64_t z = g();
-  if (z % 13 == 0) return bf16{uint16_t((z >> 63) << 15)};  // +0 and -0
-  return bf16{uint16_t(((z >> 63) << 15) | (uint32_t(127 - 30 + (z >> 8) % 60) << 7) | (z & 0x7f))};
-}
+// Values of both signs over 2^-30 .. 2^30, and signed zeros.
+bf16 spread(fam::Rng& g) { return fam::spread_or_zero(g, -30, 29); }
 
 // Affine inputs of spread values (codes: uniform words) for M x K rows of x and N rows of weights.
 struct AffineInputs {
@@ -45,12 +42,12 @@ struct AffineInputs {
   int64_t wpr;
   std::vector<bf16> x, s, b;
   std::vector<uint32_t> q;
-  AffineInputs(std::mt19937_64& g, int64_t M, int64_t N, int64_t K, int bits_, int group_)
+  AffineInputs(fam::Rng& g, int64_t M, int64_t N, int64_t K, int bits_, int group_)
       : bits(bits_), group(group_), wpr(affine::words_per_row(K, bits_)), x(size_t(M * K)),
         s(size_t(N * (K / group_))), b(s.size()), q(size_t(N * wpr)) {
     for (auto* v : {&x, &s, &b})
       for (auto& e : *v) e = spread(g);
-    for (auto& e : q) e = uint32_t(g());
+    for (auto& e : q) e = uint32_t(g.next());
   }
   RefAffineW weights() const { return {q.data(), s.data(), b.data(), bits, group, wpr}; }
 };
@@ -71,7 +68,7 @@ TEST(CudaRefF64, TheBackendOffersItAndCoresCheckTakesIt) {
 
 TEST(CudaRefF64, DenseEqualsTheCpuBitForBitOnRaggedTiles) {
   NEED_GPU(b);
-  std::mt19937_64 g(5);
+  fam::Rng g(5);
   for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {65, 63, 17}, {130, 200, 1000}, {7, 300, 4099}}) {
     std::vector<bf16> x(size_t(M * K)), w(size_t(N * K));
     for (auto& v : x) v = spread(g);
@@ -86,7 +83,7 @@ TEST(CudaRefF64, DenseEqualsTheCpuBitForBitOnRaggedTiles) {
 
 TEST(CudaRefF64, AffineEqualsTheCpuBitForBitAtEveryWidthAndGroup) {
   NEED_GPU(b);
-  std::mt19937_64 g(9);
+  fam::Rng g(9);
   for (int bits : {2, 3, 4, 5, 6, 8})
     for (int group : {32, 64, 128}) {
       const int64_t M = 67, N = 129, K = 3 * 128 + group;
@@ -102,7 +99,7 @@ TEST(CudaRefF64, AffineEqualsTheCpuBitForBitAtEveryWidthAndGroup) {
 
 TEST(CudaRefF64, NonFiniteInputsLandInTheCpusClasses) {
   NEED_GPU(b);
-  std::mt19937_64 g(13);
+  fam::Rng g(13);
   const int64_t M = 9, N = 70, K = 256, G = K / 64;
   AffineInputs in(g, M, N, K, 4, 64);
   in.x[3 * K + 5] = bf16{0x7fc0};    // NaN

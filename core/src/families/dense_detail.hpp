@@ -42,6 +42,12 @@ inline bf16 spread_bits(uint32_t z, int elo, int ehi) {
   return bf16{uint16_t((z & 1) << 15 | (uint32_t(127 + elo) + pick) << 7 | ((z >> 1) & 0x7f))};
 }
 inline bf16 spread_bf16(Rng& r, int elo, int ehi) { return spread_bits(uint32_t(r.next()), elo, ehi); }
+// The same, but one draw in 13 a zero of random sign: inputs that also test how an evaluation keeps
+// the sign of a zero sum (+0 + -0 is +0; -0 alone stays -0).
+inline bf16 spread_or_zero(Rng& r, int elo, int ehi) {
+  const uint64_t z = r.next();
+  return z % 13 == 0 ? bf16{uint16_t((z >> 63) << 15)} : spread_bits(uint32_t(z >> 8), elo, ehi);
+}
 // A row of n such values, two a draw: what fills 16,384 x 16,384 weights in a fraction of a second.
 inline void spread_row(Rng& r, bf16* row, int64_t n, int elo, int ehi) {
   int64_t j = 0;

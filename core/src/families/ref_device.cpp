@@ -45,9 +45,10 @@ std::string take_ref_fallback() {
 
 std::string check_ref_device(const RefDevice& d) {
   if (!d.dense || !d.affine) return d.name + " lacks the dense or the affine reference";
-  // Values of both signs over 2^-12 .. 2^12 with every mantissa; code words of uniform bits.
+  // Values of both signs over 2^-12 .. 2^12 with every mantissa, and signed zeros; code words of
+  // uniform bits.
   fam::Rng rng(0x6b63'7265'6673ull);
-  auto value = [&] { return fam::spread_bf16(rng, -12, 12); };
+  auto value = [&] { return fam::spread_or_zero(rng, -12, 12); };
   // Ragged dense cases: no size a multiple of a tile; one with a long K.
   for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{37, 45, 300}, {3, 130, 1000}}) {
     std::vector<bf16> x(size_t(M * K)), w(size_t(N * K));
