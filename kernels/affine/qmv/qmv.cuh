@@ -320,7 +320,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     for (int i = 0; i < MT; ++i)
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        red[par][warp][i * 4 + c][lane] = accq[i][c] + accb[i][c];
+        red[par][warp][i * 4 + c][lane] = kApart ? accq[i][c] + accb[i][c] : accq[i][c];  // no + 0 to a -0
         accq[i][c] = 0.f, accb[i][c] = 0.f;
       }
     __syncthreads();
