@@ -141,14 +141,6 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   const int tiles = (N + kRowsW - 1) / kRowsW, steps = (K + kStepK - 1) / kStepK;
   const bool active = warp < steps;
   const int ms = active ? (steps - warp + kSlices - 1) / kSlices : 1;  // the warp's steps a tile
-  const uint16_t* xr[MT];
-  bool xok[MT];
-#pragma unroll
-  for (int i = 0; i < MT; ++i) {
-    const int m = m0 + i * kRowsX + g;
-    xok[i] = m < M;
-    xr[i] = x + size_t(xok[i] ? m : 0) * K;
-  }
   // The lane's 8 codes of a pair start at bit 8 t BITS of the pair's words: word t BITS / 4, bit o.
   const int wofs = (t * BITS) / 4, o = (8 * t * BITS) % 32;
   const bool two = kHi && o + 8 * BITS > 32;
@@ -157,7 +149,17 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   // 8 (kSpan t + i), so a pair's quad still reads 32 k of one group (fewer, wider loads).
   constexpr int kSpan = (BITS == 4 || BITS == 8 || (BITS == 2 && GROUP >= 64)) ? (GROUP / 32 < 4 ? GROUP / 32 : 4) : 1;
   constexpr int kRun = kSpan * BITS / 4;  // words of a lane's run
-  auto pair_k = [&](int p) { return kSpan > 1 ? 32 * kSpan * (p / kSpan) + 8 * (kSpan * t + p % kSpan) : 32 * p + 8 * t; };
+  // Pair p's k past the step's start: the lane's part (kSpan or 1 times 8 t) and the pair's (a constant).
+  constexpr int kLaneK = 8 * kSpan;
+  auto pair_k = [](int p) { return kSpan > 1 ? 32 * kSpan * (p / kSpan) + 8 * (p % kSpan) : 32 * p; };
+  const uint16_t* xr[MT];  // the lane's first x of a step's first pair, less the step's start
+  bool xok[MT];
+#pragma unroll
+  for (int i = 0; i < MT; ++i) {
+    const int m = m0 + i * kRowsX + g;
+    xok[i] = m < M;
+    xr[i] = x + (size_t(xok[i] ? m : 0) * K + kLaneK * t);
+  }
   auto pair_o = [&](int p) { return kSpan > 1 ? (BITS == 2 ? 16 * (p % 2) : 0) : o; };  // bit of the codes
   constexpr uint32_t kOnes = 0x3F803F80u;  // bf16 1.0 pairs
 
@@ -177,12 +179,14 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
         const int n = tile * kRowsW + g + 8 * h;
         const bool ok = kWhole || n < N;
         const size_t row = size_t(ok ? n : 0);
-        const uint32_t* qs = q + (row * unsigned(wpr) + unsigned(r) * unsigned(kStepK / 32 * BITS));
+        // The lane's first word of the step; every load below is a constant offset from it.
+        const uint32_t* qs =
+            q + (row * unsigned(wpr) + unsigned(r) * unsigned(kStepK / 32 * BITS)) + (kSpan > 1 ? kRun * t : wofs);
         if constexpr (kSpan > 1) {
 #pragma unroll
           for (int c = 0; c < kPairs / kSpan; ++c) {
             const bool in = kWhole || (ok && kb + 32 * kSpan * c < K);
-            const uint32_t* src = qs + (c * kSpan * BITS + kRun * t);
+            const uint32_t* src = qs + c * kSpan * BITS;
             uint32_t w[kRun];
             if constexpr (kRun == 1) {
               w[0] = in ? __ldcs(src) : 0u;
@@ -207,19 +211,18 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
           for (int p = 0; p < kPairs; ++p) {
             const bool in = kWhole || (ok && kb + 32 * p < K);
-            const uint32_t* src = qs + (p * BITS + wofs);
+            const uint32_t* src = qs + p * BITS;
             d.lo[p][h] = in ? __ldcs(src) : 0u;
             d.hi[p][h] = (in && two) ? __ldcs(src + 1) : 0u;
           }
         }
-        const size_t sbrow = row * unsigned(G);
+        const size_t sbrow = row * unsigned(G), sbt = sbrow + (unsigned(r) * kGroupsStep + unsigned(t));
 #pragma unroll
         for (int j = 0; j < kSB; ++j) {
           const int gi = t + 4 * j;
-          const unsigned gr = unsigned(r) * kGroupsStep + unsigned(gi);
           const bool in = gi < kGroupsStep && (kWhole || (ok && kb + gi * GROUP < K));
-          d.sb[j][h] = in ? uint32_t(__ldg(s + sbrow + (F == Fault::first_scale ? 0u : gr))) |
-                                uint32_t(__ldg(b + sbrow + gr)) << 16
+          d.sb[j][h] = in ? uint32_t(__ldg(F == Fault::first_scale ? s + sbrow : s + sbt + 4 * j)) |
+                                uint32_t(__ldg(b + sbt + 4 * j)) << 16
                           : 0u;
         }
       }
@@ -235,6 +238,9 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   float accq[MT][4], accb[MT][4];
   auto compute = [&](const Buf& d, int r) {
     const int kb = r * kStepK;
+    const uint16_t* xs[MT];
+#pragma unroll
+    for (int i = 0; i < MT; ++i) xs[i] = xr[i] + kb;
 #pragma unroll
     for (int gi = 0; gi < kGroupsStep; ++gi) {
       if (kb + gi * GROUP >= K) break;  // groups are whole: K is a multiple of GROUP
@@ -250,11 +256,10 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
       for (int pp = 0; pp < kPairsGroup; ++pp) {
         const int p = gi * kPairsGroup + pp;
-        const int kc0 = kb + pair_k(p);
         uint32_t xw[MT][4];
 #pragma unroll
         for (int i = 0; i < MT; ++i) {
-          const uint4 v = xok[i] ? __ldg(reinterpret_cast<const uint4*>(xr[i] + kc0)) : make_uint4(0, 0, 0, 0);
+          const uint4 v = xok[i] ? __ldg(reinterpret_cast<const uint4*>(xs[i] + pair_k(p))) : make_uint4(0, 0, 0, 0);
           xw[i][0] = v.x, xw[i][1] = v.y, xw[i][2] = v.z, xw[i][3] = v.w;
         }
         uint32_t cw[2][4];  // rows g, g + 8: the lane's 8 codes as 4 bf16 pairs (2e, 2e + 1)
