@@ -28,16 +28,19 @@ kc::Entry gemv_entry(kc::DType out) {
 }  // namespace
 
 KC_KERNEL("dense/gemv/bf16", cuda) {
-  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32"}).launch(run_gemv<__nv_bfloat16>);
+  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"}).launch(run_gemv<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv/f32", cuda) {
-  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32"}).launch(run_gemv<float>);
+  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"}).launch(run_gemv<float>);
 }
 
-// Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
+// Launch records (one an instantiation the launcher picks by rows, and at 17-32 rows by N;
+// kernels/.../launches.tsv rows).
 KC_CUDA_LAUNCH("dense/gemv/bf16/m8", (kc_gemv_bf16<1, 1, __nv_bfloat16, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/bf16/m16", (kc_gemv_bf16<2, 1, __nv_bfloat16, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/bf16/m32", (kc_gemv_bf16<4, 1, __nv_bfloat16, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/bf16/m32x2", (kc_gemv_bf16<4, 2, __nv_bfloat16, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/f32/m8", (kc_gemv_bf16<1, 1, float, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/f32/m16", (kc_gemv_bf16<2, 1, float, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/f32/m32", (kc_gemv_bf16<4, 1, float, Fault(0)>), 256, 0);
+KC_CUDA_LAUNCH("dense/gemv/f32/m32x2", (kc_gemv_bf16<4, 2, float, Fault(0)>), 256, 0);

@@ -73,11 +73,13 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
     xr[b] = x + size_t(xok[b] ? m : 0) * kv;
   }
   const int runs = (kv + kRun * 4 - 1) / (kRun * 4);  // 4 vectors a chunk
-  // A run's loads: W (from memory, streamed) and x (through L1). The next run's W (and for one x
-  // tile its x) are issued before this run is summed, so a warp always has loads from memory in
-  // flight; more x tiles load theirs as a run is summed (registers: two blocks an SM). The order of
-  // the sums is the same either way.
-  constexpr bool kAheadX = MT == 1;
+  // A run's loads: W (from memory, streamed) and x (through L1). For one W tile the next run's W
+  // (and for one x tile its x) are issued before this run is summed, so a warp always has loads from
+  // memory in flight; more x tiles load theirs as a run is summed (registers: two blocks an SM). Two
+  // W tiles load their run's W as it starts (the registers of a second run would leave one block an
+  // SM: slower on the H200); the other block's warps cover the wait. The order of the sums is the
+  // same in every form.
+  constexpr bool kAheadX = MT == 1, kAheadW = NT == 1;
   auto load_w = [&](int r, uint4 (&wv)[kRun][NT][2]) {
 #pragma unroll
     for (int u = 0; u < kRun; ++u) {
@@ -98,7 +100,7 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
     for (int b = 0; b < MT; ++b) xv[b] = (v < kv && xok[b]) ? __ldg(xr[b] + v) : make_uint4(0, 0, 0, 0);
   };
   uint4 wv[kRun][NT][2], xa[kRun][kAheadX ? MT : 1];
-  if (slice < runs) {
+  if (kAheadW && slice < runs) {
     load_w(slice, wv);
     if constexpr (kAheadX)
 #pragma unroll
@@ -106,7 +108,8 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
   }
   for (int r = slice; r < runs; r += kSlices) {
     uint4 wn[kRun][NT][2] = {}, xn[kRun][kAheadX ? MT : 1] = {};
-    if (r + kSlices < runs) {
+    if (!kAheadW) load_w(r, wv);
+    if (kAheadW && r + kSlices < runs) {
       load_w(r + kSlices, wn);
       if constexpr (kAheadX)
 #pragma unroll
@@ -141,7 +144,8 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
 #pragma unroll
     for (int u = 0; u < kRun; ++u) {
 #pragma unroll
-      for (int a = 0; a < NT; ++a) wv[u][a][0] = wn[u][a][0], wv[u][a][1] = wn[u][a][1];
+      for (int a = 0; a < NT; ++a)
+        if (kAheadW) wv[u][a][0] = wn[u][a][0], wv[u][a][1] = wn[u][a][1];
       if constexpr (kAheadX)
 #pragma unroll
         for (int b = 0; b < MT; ++b) xa[u][b] = xn[u][b];
@@ -160,7 +164,9 @@ __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0
 
 // grid (tiles or fewer, ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
 // blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
-// take more, and so may the 32-row form from sm_100 on, where 128 would spill (no spills anywhere).
+// take more, and so may the 32-row forms from sm_100 on, where 128 would spill. Elsewhere only the
+// 32-row form of two W tiles spills at 128 (a few words, budgeted in launches.tsv): one block an SM
+// was slower.
 // Up to 16 x rows a block walks W tiles blockIdx.x, + gridDim.x, ... (the launcher gives every block
 // the same number of them): on the H200 that was up to 5% faster at 14,336 rows or columns, and 1-6%
 // slower at 4,096 x 4,096 (bench/cuda/dense/h200_results.txt). At 32 rows the walk spills: one tile
@@ -288,6 +294,23 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
   kc_gemv_bf16<MT, 1, Out, F><<<dim3(bx, ty), 256, 0, st>>>(x, w, y, M, N, K);
 }
 
+// 17-32 rows: blocks of two W tiles (32 rows) where they fill the device at least once, so each x
+// piece a warp loads serves twice the W (x, re-read for every tile, moves more bytes than W there);
+// one tile a block otherwise, for blocks enough to cover the SMs. The controls keep one tile.
+template <class Out, Fault F>
+inline void launch_gemv_m32(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
+  const int ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
+  if constexpr (F == Fault::none) {
+    static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<4, 2, Out, F>), 256);
+    const int pairs = (N + 2 * kRowsW - 1) / (2 * kRowsW);
+    if (most > 0 && pairs * ty >= most) {
+      kc_gemv_bf16<4, 2, Out, F><<<dim3(pairs, ty), 256, 0, st>>>(x, w, y, M, N, K);
+      return;
+    }
+  }
+  launch_gemv_mt<4, Out, F>(x, w, y, M, N, K, st);
+}
+
 template <class Out, Fault F = Fault::none>
 inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
   const int mt = gemv_shape(M).mt;
@@ -295,7 +318,7 @@ inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int 
   auto ww = static_cast<const uint4*>(w);
   if (mt == 1) launch_gemv_mt<1, Out, F>(xx, ww, y, M, N, K, st);
   else if (mt == 2) launch_gemv_mt<2, Out, F>(xx, ww, y, M, N, K, st);
-  else launch_gemv_mt<4, Out, F>(xx, ww, y, M, N, K, st);
+  else launch_gemv_m32<Out, F>(xx, ww, y, M, N, K, st);
 }
 
 // ws: kSlices * M * N floats.
