@@ -295,8 +295,10 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
 }
 
 // 17-32 rows: blocks of two W tiles (32 rows) where they fill the device at least once, so each x
-// piece a warp loads serves twice the W (x, re-read for every tile, moves more bytes than W there);
-// one tile a block otherwise, for blocks enough to cover the SMs. The controls keep one tile.
+// piece a warp loads feeds both tiles' mma steps (half the x loads a W byte: 50.0 -> 44.3 us at
+// 14,336 x 4,096 on the H200); one tile a block otherwise, for blocks enough to cover the SMs (two
+// tiles lost there: 40.9 -> 53.2 us at 4,096 x 14,336). The controls keep one tile.
+// tests/cuda/gemv_tiles_test.cu holds the two forms to the same bits at ragged N and K.
 template <class Out, Fault F>
 inline void launch_gemv_m32(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
   const int ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
