@@ -4,7 +4,8 @@
 # kernel-contract-limits there, checks the HIP launch rows mirror the CUDA rows, writes
 # records/hip/clang-<N>.txt and records/xpu/ocloc-<version>.txt into this checkout and shows the diff.
 #   limits/hip/regen-records.sh [WORK_DIR]        (default: a fresh temporary folder, removed after)
-# Commit the records it writes when the diff is what the kernel changes explain.
+# Commit the records it writes when the diff is what the kernel changes explain. Exit 1, copying
+# nothing, when the audits of the new records find limit problems (each named on stderr).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=${1:-$(mktemp -d)}
@@ -18,8 +19,20 @@ cmake --build "$bld" --target kc_hip_objects kc_xpu_zebins kernel-contract-limit
 cd "$src"
 "$bld/bin/kernel-contract-limits" --kind hip --write-records records/hip
 "$bld/bin/kernel-contract-limits" --kind xpu --write-records records/xpu
-"$bld/bin/kernel-contract-limits" --kind hip | tail -1
-"$bld/bin/kernel-contract-limits" --kind xpu | tail -1
+# The new records are copied into this checkout only when both audits are clean; otherwise the
+# PROBLEM lines say which launch on which chip, and nothing is copied.
+problems=0
+for kind in hip xpu; do
+  audit=$("$bld/bin/kernel-contract-limits" --kind "$kind") || problems=1
+  grep ' PROBLEM ' <<<"$audit" | sed 's/ \[[^]]*\]$//' >&2 || true
+  tail -1 <<<"$audit"
+done
+if [ "$problems" != 0 ]; then
+  echo "regen-records: the audit of the new records failed (see its LIMITS line and PROBLEM lines above)," \
+    "so no records were copied into $here. For a PROBLEM, raise the budget it names (scratch=<bytes> in" \
+    "that launch's hip/launches.tsv) or change the kernel; commit; run this again." >&2
+  exit 1
+fi
 for d in hip xpu; do
   for f in records/$d/*.txt; do
     cmp -s "$f" "$here/$f" || { cp "$f" "$here/$f"; echo "updated $f"; }
