@@ -143,9 +143,9 @@ __device__ __forceinline__ void warp_slice(const uint4* __restrict__ x, const ui
     }
 #pragma unroll
     for (int u = 0; u < kRun; ++u) {
+      if constexpr (kAheadW)
 #pragma unroll
-      for (int a = 0; a < NT; ++a)
-        if (kAheadW) wv[u][a][0] = wn[u][a][0], wv[u][a][1] = wn[u][a][1];
+        for (int a = 0; a < NT; ++a) wv[u][a][0] = wn[u][a][0], wv[u][a][1] = wn[u][a][1];
       if constexpr (kAheadX)
 #pragma unroll
         for (int b = 0; b < MT; ++b) xa[u][b] = xn[u][b];
@@ -277,21 +277,22 @@ inline double gemv_depth(long K) {
   return 3.0 * double(terms) + double(kSlices - 1);
 }
 
-// A walking kernel's grid: every block the same number of tiles (the last perhaps one fewer), as
-// many blocks as the device holds at once or fewer (a block a tile where that is not known).
-template <int MT, class Out, Fault F>
+// The grid of blocks of NT W tiles: where they walk (kWalk), every block the same number of tiles
+// (the last perhaps one fewer), as many blocks as the device holds at once or fewer (a block a tile
+// where that is not known); a block a tile otherwise.
+template <int MT, int NT, class Out, Fault F>
 inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const int tiles = (N + kRowsW - 1) / kRowsW, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
+  const int tiles = (N + kRowsW * NT - 1) / (kRowsW * NT), ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
   int bx = tiles;
   if constexpr (kWalk<MT>) {
-    static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<MT, 1, Out, F>), 256);
+    static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<MT, NT, Out, F>), 256);
     const int per = most / ty;
     if (per > 0 && tiles > per) {
       const int rounds = (tiles + per - 1) / per;
       bx = (tiles + rounds - 1) / rounds;
     }
   }
-  kc_gemv_bf16<MT, 1, Out, F><<<dim3(bx, ty), 256, 0, st>>>(x, w, y, M, N, K);
+  kc_gemv_bf16<MT, NT, Out, F><<<dim3(bx, ty), 256, 0, st>>>(x, w, y, M, N, K);
 }
 
 // 17-32 rows: blocks of two W tiles (32 rows) where they fill the device at least once, so each x
@@ -301,16 +302,12 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
 // tests/cuda/gemv_tiles_test.cu holds the two forms to the same bits at ragged N and K.
 template <class Out, Fault F>
 inline void launch_gemv_m32(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const int ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
   if constexpr (F == Fault::none) {
     static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<4, 2, Out, F>), 256);
-    const int pairs = (N + 2 * kRowsW - 1) / (2 * kRowsW);
-    if (most > 0 && pairs * ty >= most) {
-      kc_gemv_bf16<4, 2, Out, F><<<dim3(pairs, ty), 256, 0, st>>>(x, w, y, M, N, K);
-      return;
-    }
+    const int pairs = (N + 2 * kRowsW - 1) / (2 * kRowsW), ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
+    if (most > 0 && pairs * ty >= most) return launch_gemv_mt<4, 2, Out, F>(x, w, y, M, N, K, st);
   }
-  launch_gemv_mt<4, Out, F>(x, w, y, M, N, K, st);
+  launch_gemv_mt<4, 1, Out, F>(x, w, y, M, N, K, st);
 }
 
 template <class Out, Fault F = Fault::none>
@@ -318,8 +315,8 @@ inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int 
   const int mt = gemv_shape(M).mt;
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
-  if (mt == 1) launch_gemv_mt<1, Out, F>(xx, ww, y, M, N, K, st);
-  else if (mt == 2) launch_gemv_mt<2, Out, F>(xx, ww, y, M, N, K, st);
+  if (mt == 1) launch_gemv_mt<1, 1, Out, F>(xx, ww, y, M, N, K, st);
+  else if (mt == 2) launch_gemv_mt<2, 1, Out, F>(xx, ww, y, M, N, K, st);
   else launch_gemv_m32<Out, F>(xx, ww, y, M, N, K, st);
 }
 
