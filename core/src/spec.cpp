@@ -72,6 +72,77 @@ std::vector<Shape> Spec::gate3_shapes() const {
   return out;
 }
 
+std::vector<Shape> Spec::form_candidates() const {
+  std::vector<Shape> out{Shape{}};
+  for (const auto& d : dims) {
+    const int64_t largest = *std::max_element(d.served.begin(), d.served.end());
+    std::vector<int64_t> vs{d.least};
+    vs.insert(vs.end(), d.served.begin(), d.served.end());
+    if (d.tiled)
+      for (int64_t base : {d.tile, 3 * d.tile})
+        for (int64_t t = base; t - d.step <= largest; t *= 2)
+          for (int64_t v : {t - d.step, t, t + d.step}) vs.push_back(v);
+    std::erase_if(vs, [&](int64_t v) { return !valid(d, v); });
+    std::sort(vs.begin(), vs.end());
+    vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
+    std::vector<Shape> next;
+    next.reserve(out.size() * vs.size());
+    for (const auto& s : out)
+      for (int64_t v : vs) {
+        Shape t = s;
+        t.set(d.name, v);
+        next.push_back(std::move(t));
+      }
+    out = std::move(next);
+  }
+  if (dims.empty()) out.clear();
+  return out;
+}
+
+FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
+                       const std::vector<Shape>& fixed) {
+  auto form = [&](const Shape& s) {
+    std::string f = pick(s);
+    if (std::find(spec.forms.begin(), spec.forms.end(), f) == spec.forms.end())
+      throw Error(fmt::format("{} ({}, {}:{}): picks '{}' at {}, which is not one of its forms", spec.name,
+                              spec.backend, spec.file, spec.line, f, s.str()));
+    return f;
+  };
+  auto ragged = [&](const Shape& s) {
+    for (const auto& d : spec.dims)
+      if (d.tiled && d.tile > d.step && s[d.name] % d.tile == 0) return false;
+    return true;
+  };
+  struct Best {
+    bool ragged_fixed = false, fixed = false;
+    const Shape* shape = nullptr;  // the candidate to add
+    bool shape_ragged = false;
+  };
+  std::vector<Best> best(spec.forms.size());
+  auto at = [&](const std::string& f) { return size_t(std::find(spec.forms.begin(), spec.forms.end(), f) - spec.forms.begin()); };
+  for (const auto& s : fixed) {
+    Best& b = best[at(form(s))];
+    b.fixed = true;
+    b.ragged_fixed = b.ragged_fixed || ragged(s);
+  }
+  const std::vector<Shape> cands = spec.form_candidates();
+  for (const auto& s : cands) {
+    Best& b = best[at(form(s))];
+    if (b.ragged_fixed) continue;
+    const bool r = ragged(s);
+    // A ragged shape before any other; then the fewest elements (the first found on a tie).
+    if (!b.shape || (r && !b.shape_ragged) || (r == b.shape_ragged && s.elements() < b.shape->elements()))
+      b.shape = &s, b.shape_ragged = r;
+  }
+  FormShapes out;
+  for (size_t i = 0; i < best.size(); ++i) {
+    const Best& b = best[i];
+    if (!b.fixed && !b.shape) out.unreached.push_back(spec.forms[i]);
+    else if (b.shape && !b.ragged_fixed && (b.shape_ragged || !b.fixed)) out.added.emplace_back(*b.shape, spec.forms[i]);
+  }
+  return out;
+}
+
 void Spec::validate() const {
   auto fail = [&](const std::string& field, const std::string& what) {
     throw Error(fmt::format("{} ({}, {}:{}): {}: {}", name, backend, file, line, field, what));
@@ -99,6 +170,12 @@ void Spec::validate() const {
   }
   if (sums && sums->summed && !sums->depth) fail("sums", "no depth function");
   if (!replaces.empty() && replaces == name) fail("replaces", "an entry cannot replace itself");
+  for (size_t i = 0; i < forms.size(); ++i) {
+    if (std::find(launches.begin(), launches.end(), forms[i]) == launches.end())
+      fail("picks", fmt::format("form '{}' is not one of its launches", forms[i]));
+    if (std::find(forms.begin(), forms.begin() + i, forms[i]) != forms.begin() + i)
+      fail("picks", fmt::format("form '{}' named twice", forms[i]));
+  }
   for (const auto& k : known)
     if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
   if (control) {
@@ -196,6 +273,12 @@ Entry&& Entry::rule(const std::string& text, std::function<std::string(const Cas
 
 Entry&& Entry::launches(std::vector<std::string> names) && {
   spec.launches = std::move(names);
+  return std::move(*this);
+}
+
+Entry&& Entry::picks(std::vector<std::string> forms, std::function<std::string(const Shape&)> pick) && {
+  spec.forms = std::move(forms);
+  rig.pick = std::move(pick);
   return std::move(*this);
 }
 

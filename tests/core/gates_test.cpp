@@ -158,3 +158,23 @@ TEST(Gates, ReproShrinksThePlantedPosition) {
   for (const auto& n : notes) all += n + "\n";
   EXPECT_NE(all.find("at column 0"), std::string::npos) << all;
 }
+
+// Gate 3 runs each launch form at a ragged shape: the wide form's dropped tail shows only there.
+TEST(Gates, ShapesRunEveryLaunchFormRagged) {
+  auto unpicked = verdicts("toy/forms/unpicked");
+  EXPECT_EQ(unpicked[Gate::shapes].status, Status::pass)
+      << "without picks the fixed shapes reach the wide form only at whole tiles: " << unpicked[Gate::shapes].detail;
+  auto picked = verdicts("toy/forms/picked");
+  EXPECT_EQ(picked[Gate::shapes].status, Status::fail) << picked[Gate::shapes].detail;
+  EXPECT_EQ(picked[Gate::shapes].shape, "rows:1/cols:136") << picked[Gate::shapes].detail;
+  EXPECT_NE(picked[Gate::shapes].detail.find("toy/forms/wide"), std::string::npos) << picked[Gate::shapes].detail;
+  auto ok = verdicts("toy/forms/picked_ok");
+  EXPECT_EQ(ok[Gate::shapes].status, Status::pass) << ok[Gate::shapes].detail;
+  EXPECT_NE(ok[Gate::shapes].detail.find("toy/forms/wide at rows:1/cols:136"), std::string::npos) << ok[Gate::shapes].detail;
+}
+
+TEST(Gates, PickOfAnUnlistedLaunchIsAnError) {
+  auto v = verdicts("toy/forms/misnamed");
+  EXPECT_EQ(v[Gate::shapes].status, Status::error) << v[Gate::shapes].detail;
+  EXPECT_NE(v[Gate::shapes].detail.find("toy/forms/other"), std::string::npos) << v[Gate::shapes].detail;
+}

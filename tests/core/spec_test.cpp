@@ -99,3 +99,77 @@ TEST(Spec, ShapesAtEveryTileEdge) {
                                    "rows:1/cols:8",   "rows:1/cols:248", "rows:1/cols:256", "rows:1/cols:264"};
   EXPECT_EQ(got, want);
 }
+
+TEST(Spec, FormCandidatesHoldTileMultiplesAndTheirEdges) {
+  kc::Entry e = toy::scale().served({{"rows", {1, 4}}, {"cols", {64, 512}}}).tile("cols", 64, 8, 8);
+  std::vector<int64_t> cols;
+  for (const auto& s : e.spec.form_candidates())
+    if (s["rows"] == 1) cols.push_back(s["cols"]);
+  // least 8; served 64, 512; 64 * 2^i and 192 * 2^i with their +-8 edges, within 512.
+  std::vector<int64_t> want = {8, 56, 64, 72, 120, 128, 136, 184, 192, 200, 248, 256, 264, 376, 384, 392, 504, 512};
+  EXPECT_EQ(cols, want);
+}
+
+namespace {
+kc::Entry two_forms() {
+  return toy::scale()
+      .served({{"rows", {1, 4}}, {"cols", {64, 512}}})
+      .tile("cols", 64, 8, 8)
+      .launches({"f/small", "f/big", "f/never", "f/beside"});
+}
+const std::vector<std::string> kForms = {"f/small", "f/big", "f/never"};  // f/beside runs with each
+std::string big_past(const kc::Shape& s, int64_t at) { return s["cols"] > at ? "f/big" : "f/small"; }
+}  // namespace
+
+TEST(Spec, FormShapesAddARaggedShapeForAFormTheFixedShapesRunWhole) {
+  kc::Entry e = two_forms();
+  auto pick = [](const kc::Shape& s) { return big_past(s, 256); };
+  e.spec.forms = kForms;
+  kc::FormShapes f = kc::form_shapes(e.spec, pick, e.spec.gate3_shapes());
+  // f/big is reached by the fixed shapes only at 512 (whole); f/small runs ragged at 8, 56 and 72.
+  ASSERT_EQ(f.added.size(), 1u);
+  EXPECT_EQ(f.added[0].first.str(), "rows:1/cols:264");
+  EXPECT_EQ(f.added[0].second, "f/big");
+  EXPECT_EQ(f.unreached, std::vector<std::string>{"f/never"});
+}
+
+TEST(Spec, FormShapesAddNothingWhereEveryFormAlreadyRunsRagged) {
+  kc::Entry e = two_forms();
+  auto pick = [](const kc::Shape& s) { return s["cols"] > 60 ? "f/big" : "f/small"; };  // 72 is big and ragged
+  e.spec.forms = kForms;
+  kc::FormShapes f = kc::form_shapes(e.spec, pick, e.spec.gate3_shapes());
+  EXPECT_TRUE(f.added.empty()) << f.added[0].first.str();
+}
+
+TEST(Spec, FormShapesReachAFormNoFixedShapeTakes) {
+  kc::Entry e = two_forms();
+  // f/big only at 4 rows and past 300 columns: no fixed shape (4 rows x 64, 4 x 512 is whole) is ragged there.
+  auto pick = [](const kc::Shape& s) { return s["rows"] == 4 && s["cols"] > 300 ? "f/big" : "f/small"; };
+  e.spec.forms = kForms;
+  kc::FormShapes f = kc::form_shapes(e.spec, pick, e.spec.gate3_shapes());
+  ASSERT_EQ(f.added.size(), 1u);
+  EXPECT_EQ(f.added[0].first.str(), "rows:4/cols:376");
+}
+
+TEST(Spec, FormShapesNameAPickOutsideTheLaunches) {
+  kc::Entry e = two_forms();
+  auto pick = [](const kc::Shape&) { return std::string("f/typo"); };
+  try {
+    e.spec.forms = kForms;
+    kc::form_shapes(e.spec, pick, e.spec.gate3_shapes());
+    FAIL() << "a pick outside the launches must throw";
+  } catch (const kc::Error& x) {
+    EXPECT_NE(std::string(x.what()).find("f/typo"), std::string::npos) << x.what();
+  }
+}
+
+TEST(Spec, FormsMustBeLaunches) {
+  kc::Entry e = two_forms().picks({"f/small", "f/gone"}, [](const kc::Shape&) { return std::string("f/small"); });
+  e.spec.name = "toy/forms", e.spec.backend = "cpu";
+  try {
+    e.spec.validate();
+    FAIL() << "a form outside the launches must not validate";
+  } catch (const kc::Error& x) {
+    EXPECT_NE(std::string(x.what()).find("f/gone"), std::string::npos) << x.what();
+  }
+}

@@ -107,3 +107,27 @@ KC_KERNEL("toy/rowsum/replace_ulp", cpu) {
         y[0] = std::nextafter(y[0], INFINITY);
       });
 }
+
+// A launcher with two forms: past 128 columns the wide one, which loses a ragged row's last column.
+// The fixed gate 3 shapes reach the wide form only at 256 columns (whole tiles), where it is right.
+static void scale_wide_drops_tail(const Buffers& b) {
+  toy::scale_kernel(b);
+  const int64_t rows = b.shape()["rows"], cols = b.shape()["cols"];
+  if (cols > 128 && cols % 64)
+    for (int64_t r = 0; r < rows; ++r) b.out<float>("y")[r * cols + cols - 1] = 0;
+}
+static kc::Entry forms_env() {
+  return toy::scale()
+      .served({{"rows", {1, 5}}, {"cols", {16, 256}}})
+      .tile("cols", 64, 8, 8)
+      .launches({"toy/forms/narrow", "toy/forms/wide"});
+}
+static std::string forms_pick(const kc::Shape& s) { return s["cols"] > 128 ? "toy/forms/wide" : "toy/forms/narrow"; }
+KC_KERNEL("toy/forms/unpicked", cpu) { return forms_env().launch(scale_wide_drops_tail); }
+static const std::vector<std::string> forms = {"toy/forms/narrow", "toy/forms/wide"};
+KC_KERNEL("toy/forms/picked", cpu) { return forms_env().picks(forms, forms_pick).launch(scale_wide_drops_tail); }
+KC_KERNEL("toy/forms/picked_ok", cpu) { return forms_env().picks(forms, forms_pick).launch(toy::scale_kernel); }
+// Picks a form its spec does not list: an error, never a pass.
+KC_KERNEL("toy/forms/misnamed", cpu) {
+  return forms_env().picks(forms, [](const kc::Shape&) { return std::string("toy/forms/other"); }).launch(toy::scale_kernel);
+}

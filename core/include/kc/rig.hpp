@@ -153,6 +153,9 @@ struct Rig {
   // A stated NaN rule, checked on the case's outputs after a run: "" when kept, else what broke.
   std::function<std::string(const Case&)> rule;
   std::function<void()> release;  // frees what the rig holds; called after every entry
+  // The form (one of the spec's forms) the launcher takes at a shape on this machine: gate 3 runs
+  // each form at a ragged shape (Entry::picks).
+  std::function<std::string(const Shape&)> pick;
   std::vector<std::string> plants;  // gate 1 cases, e.g. "NaN in x"; prepare reads Fill::plant
 };
 

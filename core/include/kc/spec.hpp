@@ -82,6 +82,7 @@ struct Spec {
   std::string replaces;  // the kernel whose bits it must equal ("" when none)
   std::string rule;      // stated NaN rule ("" = propagate)
   std::vector<std::string> launches;  // gate 5 launch record names
+  std::vector<std::string> forms;     // the launches its launcher chooses between (Rig::pick)
   std::vector<Known> known;
 
   bool control = false;
@@ -95,12 +96,26 @@ struct Spec {
   // Gate 3's shapes: every served shape, then each tiled dim at least, tile - step, tile,
   // tile + step and its largest served size (others at their smallest served size), deduplicated.
   std::vector<Shape> gate3_shapes() const;
+  // Sizes to search for launch forms (form_shapes): each dim's least and served sizes, and for a
+  // tiled dim t - step, t, t + step at t = tile * 2^i and tile * 3 * 2^i up to its largest.
+  std::vector<Shape> form_candidates() const;
   // Is the size valid for the dim (>= least, on a step, <= largest served)?
   bool valid(const Dim& d, int64_t size) const;
   // Throws Error naming the entry and the field: empty envelope, bad tile, bad least, a served
   // shape outside the envelope, a control without a gate, an unknown in-place buffer, ...
   void validate() const;
 };
+
+// Gate 3's shapes for a launcher with several forms (Rig::pick): a form is run where no fixed
+// shape (gate3_shapes) takes it with every tiled dim ragged (not a multiple of its tile, where the
+// dim can be), at the fewest elements among form_candidates() that do so (or, where no candidate
+// is ragged, that take the form at all). Throws Error where pick names a form the spec lacks.
+struct FormShapes {
+  std::vector<std::pair<Shape, std::string>> added;  // shape, the launch it takes
+  std::vector<std::string> unreached;  // forms no fixed shape or candidate takes on this machine
+};
+FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
+                       const std::vector<Shape>& fixed);
 
 // A registered entry: its spec and its rig.
 class Entry {
@@ -119,6 +134,9 @@ class Entry {
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
   Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
   Entry&& launches(std::vector<std::string> names) &&;
+  // The launches (of launches()) the launcher chooses between, and the one it takes at a shape:
+  // gate 3 runs every form it takes on this machine at a ragged shape (form_shapes).
+  Entry&& picks(std::vector<std::string> forms, std::function<std::string(const Shape&)> pick) &&;
   Entry&& known(Gate gate, const std::string& what) &&;
   Entry&& control(Gate gate, Why why) &&;
   Entry&& note(const std::string& text) &&;

@@ -2,6 +2,7 @@
 // inside its rounding-point interval); a replacement must instead be bit-equal to what it replaces.
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
@@ -48,13 +49,27 @@ Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f) {
 
 Outcome gate_shapes(GateCtx& ctx) {
   auto shapes = ctx.entry.spec.gate3_shapes();
+  // A launcher of several forms: each form it takes here, at a ragged shape the fixed ones lack.
+  FormShapes forms;
+  if (ctx.entry.rig.pick) forms = form_shapes(ctx.entry.spec, ctx.entry.rig.pick, shapes);
+  for (const auto& [s, f] : forms.added) shapes.push_back(s);
   for (const auto& s : shapes) {
     Outcome o = check_shapes(ctx, s, Fill{FillKind::random});
-    if (o.failed) return o;
+    if (o.failed) {
+      for (const auto& [fs, f] : forms.added)
+        if (fs == s) o.detail += " (a shape for launch " + f + ")";
+      return o;
+    }
   }
   Outcome o;
   o.detail = fmt::format("{} shapes{}", shapes.size(),
                          ctx.entry.rig.replaced ? ", bit-equal to " + ctx.entry.spec.replaces : ", within float64's bound");
+  if (!forms.added.empty()) {
+    std::vector<std::string> at;
+    for (const auto& [s, f] : forms.added) at.push_back(f + " at " + s.str());
+    o.detail += fmt::format("; launch forms: {}", fmt::join(at, ", "));
+  }
+  if (!forms.unreached.empty()) o.detail += fmt::format("; not taken on this machine: {}", fmt::join(forms.unreached, ", "));
   return o;
 }
 
