@@ -45,6 +45,22 @@ KC_CONTROL("rows/sum/tail_drop", cpu) {
       .launch([](const kc::Buffers& b) { sum_f32(b, /*drop_ragged_last=*/true); });
 }
 
+// Gate 3 (launch forms): a row sum whose launcher takes a second form past 2,048 columns, and that
+// form drops the last column of a ragged tile. The fixed shapes reach the wide form only at 4,096
+// columns (whole tiles), where it is right; gate 3 must find the form (picks) and run it ragged.
+KC_CONTROL("rows/sum/wide_form_tail_drop", cpu) {
+  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
+      .served({{"rows", {1, 3}}, {"cols", {256, 4096}}})
+      .tile("cols", kTile, 1, 1)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s); })
+      .control(kc::Gate::shapes, kc::Why::bound)
+      .launches({"rows/sum/wide_form_tail_drop/narrow", "rows/sum/wide_form_tail_drop/wide"})
+      .picks({"rows/sum/wide_form_tail_drop/narrow", "rows/sum/wide_form_tail_drop/wide"}, [](const kc::Shape& s) {
+        return std::string("rows/sum/wide_form_tail_drop/") + (s["cols"] > 2048 ? "wide" : "narrow");
+      })
+      .launch([](const kc::Buffers& b) { sum_f32(b, /*drop_ragged_last=*/b.shape()["cols"] > 2048); });
+}
+
 // Gate 3: GeGLU whose erf reads g / sqrt 2 in fp32, skipping that bf16 rounding point.
 KC_CONTROL("rows/geglu/skips_erf_rounding", cpu) {
   return geglu_entry()
