@@ -4,7 +4,7 @@
 // the 256-wide ones would leave half the SMs idle); everywhere else the mma.sync kernel (gemm.cuh,
 // 128 x 128 tiles, K steps of 32). The entry declares the tiles of the one this process runs (the
 // wgmma kernel's 128 x 128: gate 3's tile shapes all take it; the served 8,192-row shapes take
-// 128 x 256) and its launches.
+// 128 x 256, and its picks have gate 3 run 128 x 256 at a ragged shape too) and its launches.
 #include "../../common/cuda_contract.hpp"
 #include "gemm.cuh"
 #include "gemm_sm90a.cuh"
@@ -59,14 +59,19 @@ std::vector<std::string> gemm_launches(const std::string& out) {
   return {"dense/gemm/" + out};
 }
 
+// The entry; the wgmma kernel's two tile widths are forms the launcher picks (kc::gemm90::tile_n),
+// each of which gate 3 runs at a ragged shape.
+template <class Out> kc::Entry gemm_kernel(const std::string& out, kc::DType type) {
+  kc::Entry e = gemm_entry<Out>(type).launches(gemm_launches(out)).launch(run_gemm<Out>);
+  if (!use_wgmma()) return e;
+  return std::move(e).picks(gemm_launches(out), [out](const kc::Shape& s) {
+    return "dense/gemm/" + out + (kc::gemm90::tile_n(int(s["m"]), int(s["n"])) == 256 ? "_wgmma" : "_wgmma128");
+  });
+}
 }  // namespace
 
-KC_KERNEL("dense/gemm/bf16", cuda) {
-  return gemm_entry<__nv_bfloat16>(kc::DType::bf16).launches(gemm_launches("bf16")).launch(run_gemm<__nv_bfloat16>);
-}
-KC_KERNEL("dense/gemm/f32", cuda) {
-  return gemm_entry<float>(kc::DType::f32).launches(gemm_launches("f32")).launch(run_gemm<float>);
-}
+KC_KERNEL("dense/gemm/bf16", cuda) { return gemm_kernel<__nv_bfloat16>("bf16", kc::DType::bf16); }
+KC_KERNEL("dense/gemm/f32", cuda) { return gemm_kernel<float>("f32", kc::DType::f32); }
 
 // Launch records (kernels/dense/gemm/launches.tsv rows).
 KC_CUDA_LAUNCH("dense/gemm/bf16", (kc_gemm_mma<Main, __nv_bfloat16>), Main::kThreads, kSmemBytes);

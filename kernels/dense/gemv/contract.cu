@@ -3,6 +3,8 @@
 #include "gemv.cuh"
 #include "kc/families/dense.hpp"
 
+#include <string>
+
 namespace {
 using namespace kc::dense_cu;
 
@@ -25,13 +27,27 @@ kc::Entry gemv_entry(kc::DType out) {
       .tile("k", kTileK, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); });
 }
+
+// The launch the launcher takes at a shape (gemv_form): gate 3 runs each at a ragged shape.
+template <class Out> std::string gemv_pick(const std::string& name, const kc::Shape& s) {
+  const GemvShape g = gemv_form<Out>(int(s["m"]), int(s["n"]));
+  return name + (g.mt == 1 ? "/m8" : g.mt == 2 ? "/m16" : g.nt == 2 ? "/m32x2" : "/m32");
+}
 }  // namespace
 
 KC_KERNEL("dense/gemv/bf16", cuda) {
-  return gemv_entry(kc::DType::bf16).launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"}).launch(run_gemv<__nv_bfloat16>);
+  return gemv_entry(kc::DType::bf16)
+      .launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"})
+      .picks({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"},
+             [](const kc::Shape& s) { return gemv_pick<__nv_bfloat16>("dense/gemv/bf16", s); })
+      .launch(run_gemv<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv/f32", cuda) {
-  return gemv_entry(kc::DType::f32).launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"}).launch(run_gemv<float>);
+  return gemv_entry(kc::DType::f32)
+      .launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"})
+      .picks({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"},
+             [](const kc::Shape& s) { return gemv_pick<float>("dense/gemv/f32", s); })
+      .launch(run_gemv<float>);
 }
 
 // Launch records (one an instantiation the launcher picks by rows, and at 17-32 rows by N;

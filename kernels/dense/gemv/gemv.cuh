@@ -300,24 +300,28 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
 // 14,336 x 4,096 on the H200); one tile a block otherwise, for blocks enough to cover the SMs (two
 // tiles lost there: 40.9 -> 53.2 us at 4,096 x 14,336). The controls keep one tile.
 // tests/cuda/gemv_tiles_test.cu holds the two forms to the same bits at ragged N and K.
-template <class Out, Fault F>
-inline void launch_gemv_m32(const uint4* x, const uint4* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  if constexpr (F == Fault::none) {
-    static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<4, 2, Out, F>), 256);
-    const int pairs = (N + 2 * kRowsW - 1) / (2 * kRowsW), ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
-    if (most > 0 && pairs * ty >= most) return launch_gemv_mt<4, 2, Out, F>(x, w, y, M, N, K, st);
-  }
-  launch_gemv_mt<4, 1, Out, F>(x, w, y, M, N, K, st);
+// The form launch_gemv takes at M rows and N columns on this device (the contract's gate 3 runs
+// each form it can take: kernels/dense/gemv/contract.cu).
+template <class Out, Fault F = Fault::none> inline GemvShape gemv_form(int M, int N) {
+  GemvShape g = gemv_shape(M);
+  if constexpr (F == Fault::none)
+    if (g.mt == 4) {
+      static const int most = kc_resident_blocks(reinterpret_cast<const void*>(kc_gemv_bf16<4, 2, Out, F>), 256);
+      const int pairs = (N + 2 * kRowsW - 1) / (2 * kRowsW), ty = (M + kRowsX * 4 - 1) / (kRowsX * 4);
+      if (most > 0 && pairs * ty >= most) g.nt = 2;
+    }
+  return g;
 }
 
 template <class Out, Fault F = Fault::none>
 inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
-  const int mt = gemv_shape(M).mt;
+  const GemvShape g = gemv_form<Out, F>(M, N);
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
-  if (mt == 1) launch_gemv_mt<1, 1, Out, F>(xx, ww, y, M, N, K, st);
-  else if (mt == 2) launch_gemv_mt<2, 1, Out, F>(xx, ww, y, M, N, K, st);
-  else launch_gemv_m32<Out, F>(xx, ww, y, M, N, K, st);
+  if (g.mt == 1) launch_gemv_mt<1, 1, Out, F>(xx, ww, y, M, N, K, st);
+  else if (g.mt == 2) launch_gemv_mt<2, 1, Out, F>(xx, ww, y, M, N, K, st);
+  else if (F == Fault::none && g.nt == 2) launch_gemv_mt<4, 2, Out, Fault::none>(xx, ww, y, M, N, K, st);
+  else launch_gemv_mt<4, 1, Out, F>(xx, ww, y, M, N, K, st);
 }
 
 // ws: kSlices * M * N floats.

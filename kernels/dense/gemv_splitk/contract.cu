@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <mutex>
+#include <string>
 
 #include "../../common/cuda_contract.hpp"
 #include "../gemv/gemv.cuh"
@@ -62,18 +63,27 @@ kc::Entry splitk_entry(kc::DType out) {
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
       .release([] { workspace().release(); });
 }
+// The slices' launch at a shape (by rows; the meeting runs at every shape).
+std::string splitk_pick(const std::string& name, const kc::Shape& s) {
+  const int mt = gemv_shape(int(s["m"])).mt;
+  return name + (mt == 1 ? "/slices_m8" : mt == 2 ? "/slices_m16" : "/slices_m32");
+}
 }  // namespace
 
 KC_KERNEL("dense/gemv_splitk/bf16", cuda) {
   return splitk_entry(kc::DType::bf16)
       .replaces("dense/gemv/bf16", run_gemv<__nv_bfloat16>)
       .launches({"dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/slices_m16", "dense/gemv_splitk/bf16/slices_m32", "dense/gemv_splitk/bf16/meet"})
+      .picks({"dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/slices_m16", "dense/gemv_splitk/bf16/slices_m32"},
+             [](const kc::Shape& s) { return splitk_pick("dense/gemv_splitk/bf16", s); })
       .launch(run_splitk<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv_splitk/f32", cuda) {
   return splitk_entry(kc::DType::f32)
       .replaces("dense/gemv/f32", run_gemv<float>)
       .launches({"dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/slices_m16", "dense/gemv_splitk/f32/slices_m32", "dense/gemv_splitk/f32/meet"})
+      .picks({"dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/slices_m16", "dense/gemv_splitk/f32/slices_m32"},
+             [](const kc::Shape& s) { return splitk_pick("dense/gemv_splitk/f32", s); })
       .launch(run_splitk<float>);
 }
 
