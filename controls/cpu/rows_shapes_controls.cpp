@@ -32,28 +32,28 @@ void pairs_sum(const kc::Buffers& b) {
   }
 }
 
+// A row sum control red on gate 3 for a bound, served at whole tiles up to `widest` columns.
+kc::Entry tail_control(int64_t widest) {
+  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
+      .served({{"rows", {1, 3}}, {"cols", {256, widest}}})
+      .tile("cols", kTile, 1, 1)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s); })
+      .control(kc::Gate::shapes, kc::Why::bound);
+}
+
 }  // namespace
 
 // Gate 3: drops the last column of a ragged tile. It serves only whole tiles, where it is right;
 // gate 3's edges (1, 255, 257 columns) are ragged.
 KC_CONTROL("rows/sum/tail_drop", cpu) {
-  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
-      .served({{"rows", {1, 3}}, {"cols", {256, 1024}}})
-      .tile("cols", kTile, 1, 1)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s); })
-      .control(kc::Gate::shapes, kc::Why::bound)
-      .launch([](const kc::Buffers& b) { sum_f32(b, /*drop_ragged_last=*/true); });
+  return tail_control(1024).launch([](const kc::Buffers& b) { sum_f32(b, /*drop_ragged_last=*/true); });
 }
 
 // Gate 3 (launch forms): a row sum whose launcher takes a second form past 2,048 columns, and that
 // form drops the last column of a ragged tile. The fixed shapes reach the wide form only at 4,096
 // columns (whole tiles), where it is right; gate 3 must find the form (picks) and run it ragged.
 KC_CONTROL("rows/sum/wide_form_tail_drop", cpu) {
-  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
-      .served({{"rows", {1, 3}}, {"cols", {256, 4096}}})
-      .tile("cols", kTile, 1, 1)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s); })
-      .control(kc::Gate::shapes, kc::Why::bound)
+  return tail_control(4096)
       .launches({"rows/sum/wide_form_tail_drop/narrow", "rows/sum/wide_form_tail_drop/wide"})
       .picks({"rows/sum/wide_form_tail_drop/narrow", "rows/sum/wide_form_tail_drop/wide"}, [](const kc::Shape& s) {
         return std::string("rows/sum/wide_form_tail_drop/") + (s["cols"] > 2048 ? "wide" : "narrow");

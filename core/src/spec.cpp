@@ -36,12 +36,15 @@ bool Spec::valid(const Dim& d, int64_t v) const {
   return d.served.empty() || v <= *std::max_element(d.served.begin(), d.served.end());
 }
 
-std::vector<Shape> Spec::served_shapes() const {
+// Every shape taking each dim's sizes from sizes(dim), in declaration order; none without dims.
+static std::vector<Shape> cross(const std::vector<Dim>& dims, const std::function<std::vector<int64_t>(const Dim&)>& sizes) {
   std::vector<Shape> out{Shape{}};
   for (const auto& d : dims) {
+    const std::vector<int64_t> vs = sizes(d);
     std::vector<Shape> next;
+    next.reserve(out.size() * vs.size());
     for (const auto& s : out)
-      for (int64_t v : d.served) {
+      for (int64_t v : vs) {
         Shape t = s;
         t.set(d.name, v);
         next.push_back(std::move(t));
@@ -50,6 +53,10 @@ std::vector<Shape> Spec::served_shapes() const {
   }
   if (dims.empty()) out.clear();
   return out;
+}
+
+std::vector<Shape> Spec::served_shapes() const {
+  return cross(dims, [](const Dim& d) { return d.served; });
 }
 
 std::vector<Shape> Spec::gate3_shapes() const {
@@ -73,8 +80,7 @@ std::vector<Shape> Spec::gate3_shapes() const {
 }
 
 std::vector<Shape> Spec::form_candidates() const {
-  std::vector<Shape> out{Shape{}};
-  for (const auto& d : dims) {
+  return cross(dims, [&](const Dim& d) {
     const int64_t largest = *std::max_element(d.served.begin(), d.served.end());
     std::vector<int64_t> vs{d.least};
     vs.insert(vs.end(), d.served.begin(), d.served.end());
@@ -85,18 +91,8 @@ std::vector<Shape> Spec::form_candidates() const {
     std::erase_if(vs, [&](int64_t v) { return !valid(d, v); });
     std::sort(vs.begin(), vs.end());
     vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
-    std::vector<Shape> next;
-    next.reserve(out.size() * vs.size());
-    for (const auto& s : out)
-      for (int64_t v : vs) {
-        Shape t = s;
-        t.set(d.name, v);
-        next.push_back(std::move(t));
-      }
-    out = std::move(next);
-  }
-  if (dims.empty()) out.clear();
-  return out;
+    return vs;
+  });
 }
 
 FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
