@@ -84,10 +84,10 @@ std::vector<Shape> Spec::form_candidates() const {
     const int64_t largest = *std::max_element(d.served.begin(), d.served.end());
     std::vector<int64_t> vs{d.least};
     vs.insert(vs.end(), d.served.begin(), d.served.end());
-    if (d.tiled)
-      for (int64_t base : {d.tile, 3 * d.tile})
-        for (int64_t t = base; t - d.step <= largest; t *= 2)
-          for (int64_t v : {t - d.step, t, t + d.step}) vs.push_back(v);
+    // Powers of two (and three times them) of the step and of the tile: where launchers switch.
+    for (int64_t base : {d.step, 3 * d.step, d.tiled ? d.tile : d.step, d.tiled ? 3 * d.tile : d.step})
+      for (int64_t t = base; t - d.step <= largest; t *= 2)
+        for (int64_t v : {t - d.step, t, t + d.step}) vs.push_back(v);
     std::erase_if(vs, [&](int64_t v) { return !valid(d, v); });
     std::sort(vs.begin(), vs.end());
     vs.erase(std::unique(vs.begin(), vs.end()), vs.end());

@@ -105,8 +105,9 @@ TEST(Spec, FormCandidatesHoldTileMultiplesAndTheirEdges) {
   std::vector<int64_t> cols;
   for (const auto& s : e.spec.form_candidates())
     if (s["rows"] == 1) cols.push_back(s["cols"]);
-  // least 8; served 64, 512; 64 * 2^i and 192 * 2^i with their +-8 edges, within 512.
-  std::vector<int64_t> want = {8, 56, 64, 72, 120, 128, 136, 184, 192, 200, 248, 256, 264, 376, 384, 392, 504, 512};
+  // least 8; served 64, 512; 8, 24, 64 and 192 times 2^i with their +-8 edges, within 512.
+  std::vector<int64_t> want = {8,   16,  24,  32,  40,  48,  56,  64,  72,  88,  96,  104, 120,
+                               128, 136, 184, 192, 200, 248, 256, 264, 376, 384, 392, 504, 512};
   EXPECT_EQ(cols, want);
 }
 

@@ -96,8 +96,9 @@ struct Spec {
   // Gate 3's shapes: every served shape, then each tiled dim at least, tile - step, tile,
   // tile + step and its largest served size (others at their smallest served size), deduplicated.
   std::vector<Shape> gate3_shapes() const;
-  // Sizes to search for launch forms (form_shapes): each dim's least and served sizes, and for a
-  // tiled dim t - step, t, t + step at t = tile * 2^i and tile * 3 * 2^i up to its largest.
+  // Sizes to search for launch forms (form_shapes): each dim's least and served sizes, and t - step,
+  // t, t + step at t = step * 2^i, step * 3 * 2^i and (tiled) tile * 2^i, tile * 3 * 2^i up to its
+  // largest: a search, not every size.
   std::vector<Shape> form_candidates() const;
   // Is the size valid for the dim (>= least, on a step, <= largest served)?
   bool valid(const Dim& d, int64_t size) const;
@@ -112,7 +113,7 @@ struct Spec {
 // is ragged, that take the form at all). Throws Error where pick names a form the spec lacks.
 struct FormShapes {
   std::vector<std::pair<Shape, std::string>> added;  // shape, the launch it takes
-  std::vector<std::string> unreached;  // forms no fixed shape or candidate takes on this machine
+  std::vector<std::string> unreached;  // forms no fixed or searched shape takes on this machine
 };
 FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
                        const std::vector<Shape>& fixed);

@@ -69,7 +69,7 @@ Outcome gate_shapes(GateCtx& ctx) {
     for (const auto& [s, f] : forms.added) at.push_back(f + " at " + s.str());
     o.detail += fmt::format("; launch forms: {}", fmt::join(at, ", "));
   }
-  if (!forms.unreached.empty()) o.detail += fmt::format("; not taken on this machine: {}", fmt::join(forms.unreached, ", "));
+  if (!forms.unreached.empty()) o.detail += fmt::format("; forms no searched shape takes here: {}", fmt::join(forms.unreached, ", "));
   return o;
 }
 
