@@ -34,6 +34,11 @@ inline Served prompt_env(int64_t narrow = 64) { return {{"rows", {1024, 8192}}, 
 inline std::vector<std::string> vpt_launches(const std::string& base) {
   return {base + "/v1", base + "/v2", base + "/v4", base + "/v8"};
 }
+// The one of them a launcher's switch on a shape's vectors a thread takes (8 beyond 4): its form,
+// for Entry::picks (gate 3 runs each form at a ragged shape).
+inline std::string vpt_form(const std::string& base, int vpt) {
+  return base + (vpt <= 1 ? "/v1" : vpt <= 2 ? "/v2" : vpt <= 4 ? "/v4" : "/v8");
+}
 inline void need_cols(const kc::Buffers& b, int64_t step, int64_t most) {
   const int64_t cols = b.shape()["cols"];
   if (cols < 1 || cols % step || cols > most)

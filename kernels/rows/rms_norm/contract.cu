@@ -24,6 +24,9 @@ kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
       .ulp("rsqrtf", 2)
       .hidden(out == kc::DType::f32 ? "" : kHidden16)
       .launches(vpt_launches(launch))
+      .picks(vpt_launches(launch), [base = std::string(launch)](const kc::Shape& s) {
+        return vpt_form(base, reg_shape(s["cols"]).vpt);  // launch_rms_norm_vec's shape
+      })
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "w", "y"});
         need_cols(b, 8, kMaxCols);
