@@ -97,12 +97,14 @@ std::vector<Shape> Spec::form_candidates() const {
 
 FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
                        const std::vector<Shape>& fixed) {
-  auto form = [&](const Shape& s) {
-    std::string f = pick(s);
-    if (std::find(spec.forms.begin(), spec.forms.end(), f) == spec.forms.end())
+  const std::vector<std::string>& forms = spec.forms.empty() ? spec.launches : spec.forms;
+  auto form = [&](const Shape& s) {  // the index of the form pick takes at s
+    const std::string f = pick(s);
+    const auto it = std::find(forms.begin(), forms.end(), f);
+    if (it == forms.end())
       throw Error(fmt::format("{} ({}, {}:{}): picks '{}' at {}, which is not one of its forms", spec.name,
                               spec.backend, spec.file, spec.line, f, s.str()));
-    return f;
+    return size_t(it - forms.begin());
   };
   auto ragged = [&](const Shape& s) {
     for (const auto& d : spec.dims)
@@ -114,16 +116,15 @@ FormShapes form_shapes(const Spec& spec, const std::function<std::string(const S
     const Shape* shape = nullptr;  // the candidate to add
     bool shape_ragged = false;
   };
-  std::vector<Best> best(spec.forms.size());
-  auto at = [&](const std::string& f) { return size_t(std::find(spec.forms.begin(), spec.forms.end(), f) - spec.forms.begin()); };
+  std::vector<Best> best(forms.size());
   for (const auto& s : fixed) {
-    Best& b = best[at(form(s))];
+    Best& b = best[form(s)];
     b.fixed = true;
     b.ragged_fixed = b.ragged_fixed || ragged(s);
   }
   const std::vector<Shape> cands = spec.form_candidates();
   for (const auto& s : cands) {
-    Best& b = best[at(form(s))];
+    Best& b = best[form(s)];
     if (b.ragged_fixed) continue;
     const bool r = ragged(s);
     // A ragged shape before any other; then the fewest elements (the first found on a tie).
@@ -133,8 +134,8 @@ FormShapes form_shapes(const Spec& spec, const std::function<std::string(const S
   FormShapes out;
   for (size_t i = 0; i < best.size(); ++i) {
     const Best& b = best[i];
-    if (!b.fixed && !b.shape) out.unreached.push_back(spec.forms[i]);
-    else if (b.shape && !b.ragged_fixed && (b.shape_ragged || !b.fixed)) out.added.emplace_back(*b.shape, spec.forms[i]);
+    if (!b.fixed && !b.shape) out.unreached.push_back(forms[i]);
+    else if (b.shape && !b.ragged_fixed && (b.shape_ragged || !b.fixed)) out.added.emplace_back(*b.shape, forms[i]);
   }
   return out;
 }
@@ -269,6 +270,11 @@ Entry&& Entry::rule(const std::string& text, std::function<std::string(const Cas
 
 Entry&& Entry::launches(std::vector<std::string> names) && {
   spec.launches = std::move(names);
+  return std::move(*this);
+}
+
+Entry&& Entry::picks(std::function<std::string(const Shape&)> pick) && {
+  rig.pick = std::move(pick);
   return std::move(*this);
 }
 

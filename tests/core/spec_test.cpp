@@ -174,3 +174,13 @@ TEST(Spec, FormsMustBeLaunches) {
     EXPECT_NE(std::string(x.what()).find("f/gone"), std::string::npos) << x.what();
   }
 }
+
+TEST(Spec, FormsDefaultToTheLaunches) {
+  kc::Entry e = two_forms().picks([](const kc::Shape& s) { return big_past(s, 256); });
+  EXPECT_TRUE(e.spec.forms.empty());
+  kc::FormShapes f = kc::form_shapes(e.spec, e.rig.pick, e.spec.gate3_shapes());
+  ASSERT_EQ(f.added.size(), 1u);
+  EXPECT_EQ(f.added[0].second, "f/big");
+  // Every launch is a form: the two never picked are named.
+  EXPECT_EQ(f.unreached, (std::vector<std::string>{"f/never", "f/beside"}));
+}

@@ -125,7 +125,7 @@ static kc::Entry forms_env() {
 static std::string forms_pick(const kc::Shape& s) { return s["cols"] > 128 ? "toy/forms/wide" : "toy/forms/narrow"; }
 KC_KERNEL("toy/forms/unpicked", cpu) { return forms_env().launch(scale_wide_drops_tail); }
 static const std::vector<std::string> forms = {"toy/forms/narrow", "toy/forms/wide"};
-KC_KERNEL("toy/forms/picked", cpu) { return forms_env().picks(forms, forms_pick).launch(scale_wide_drops_tail); }
+KC_KERNEL("toy/forms/picked", cpu) { return forms_env().picks(forms_pick).launch(scale_wide_drops_tail); }
 KC_KERNEL("toy/forms/picked_ok", cpu) { return forms_env().picks(forms, forms_pick).launch(toy::scale_kernel); }
 // Picks a form its spec does not list: an error, never a pass.
 KC_KERNEL("toy/forms/misnamed", cpu) {

@@ -82,7 +82,7 @@ struct Spec {
   std::string replaces;  // the kernel whose bits it must equal ("" when none)
   std::string rule;      // stated NaN rule ("" = propagate)
   std::vector<std::string> launches;  // gate 5 launch record names
-  std::vector<std::string> forms;     // the launches its launcher chooses between (Rig::pick)
+  std::vector<std::string> forms;     // the launches its launcher chooses between (Rig::pick); empty: all
   std::vector<Known> known;
 
   bool control = false;
@@ -135,8 +135,10 @@ class Entry {
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
   Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
   Entry&& launches(std::vector<std::string> names) &&;
-  // The launches (of launches()) the launcher chooses between, and the one it takes at a shape:
-  // gate 3 runs every form it takes on this machine at a ragged shape (form_shapes).
+  // The launch the launcher takes at a shape: gate 3 runs every form it takes on this machine at a
+  // ragged shape (form_shapes). The forms are the entry's launches, or, where some launch runs beside
+  // every form (a split-K meeting), the ones named.
+  Entry&& picks(std::function<std::string(const Shape&)> pick) &&;
   Entry&& picks(std::vector<std::string> forms, std::function<std::string(const Shape&)> pick) &&;
   Entry&& known(Gate gate, const std::string& what) &&;
   Entry&& control(Gate gate, Why why) &&;

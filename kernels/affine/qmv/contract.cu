@@ -21,7 +21,7 @@ template <int B, int G> kc::Entry qmv_entry(const std::string& name) {
       .tile("k", kTileK, G, G)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth(s["k"], G); })
       .launches({name + "/m8", name + "/m16", name + "/m32"})
-      .picks({name + "/m8", name + "/m16", name + "/m32"}, [name](const kc::Shape& s) {  // x tiles by rows (qmv_tiles)
+      .picks([name](const kc::Shape& s) {  // x tiles by rows (qmv_tiles)
         const int mt = qmv_tiles(int(s["m"]));
         return name + (mt == 1 ? "/m8" : mt == 2 ? "/m16" : "/m32");
       })

@@ -64,7 +64,7 @@ std::vector<std::string> gemm_launches(const std::string& out) {
 template <class Out> kc::Entry gemm_kernel(const std::string& out, kc::DType type) {
   kc::Entry e = gemm_entry<Out>(type).launches(gemm_launches(out)).launch(run_gemm<Out>);
   if (!use_wgmma()) return e;
-  return std::move(e).picks(gemm_launches(out), [out](const kc::Shape& s) {
+  return std::move(e).picks([out](const kc::Shape& s) {
     return "dense/gemm/" + out + (kc::gemm90::tile_n(int(s["m"]), int(s["n"])) == 256 ? "_wgmma" : "_wgmma128");
   });
 }

@@ -38,15 +38,13 @@ template <class Out> std::string gemv_pick(const std::string& name, const kc::Sh
 KC_KERNEL("dense/gemv/bf16", cuda) {
   return gemv_entry(kc::DType::bf16)
       .launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"})
-      .picks({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"},
-             [](const kc::Shape& s) { return gemv_pick<__nv_bfloat16>("dense/gemv/bf16", s); })
+      .picks([](const kc::Shape& s) { return gemv_pick<__nv_bfloat16>("dense/gemv/bf16", s); })
       .launch(run_gemv<__nv_bfloat16>);
 }
 KC_KERNEL("dense/gemv/f32", cuda) {
   return gemv_entry(kc::DType::f32)
       .launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"})
-      .picks({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"},
-             [](const kc::Shape& s) { return gemv_pick<float>("dense/gemv/f32", s); })
+      .picks([](const kc::Shape& s) { return gemv_pick<float>("dense/gemv/f32", s); })
       .launch(run_gemv<float>);
 }
 

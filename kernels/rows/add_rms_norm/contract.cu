@@ -19,7 +19,7 @@ kc::Entry entry(kc::rows::Residual form, const char* launch, Served env) {
       .ulp("rsqrtf", 2)
       .hidden("a bf16 output: its rounding hides a bf16 sum of squares' error at these widths (y moves by half of S's)")
       .launches(vpt_launches(launch))
-      .picks(vpt_launches(launch), [base = std::string(launch)](const kc::Shape& s) {
+      .picks([base = std::string(launch)](const kc::Shape& s) {
         return vpt_form(base, row_shape(s["cols"]).vpt);  // launch_add_rms_norm's shape
       })
       .launch([](const kc::Buffers& b) {

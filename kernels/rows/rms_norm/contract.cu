@@ -24,7 +24,7 @@ kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
       .ulp("rsqrtf", 2)
       .hidden(out == kc::DType::f32 ? "" : kHidden16)
       .launches(vpt_launches(launch))
-      .picks(vpt_launches(launch), [base = std::string(launch)](const kc::Shape& s) {
+      .picks([base = std::string(launch)](const kc::Shape& s) {
         return vpt_form(base, reg_shape(s["cols"]).vpt);  // launch_rms_norm_vec's shape
       })
       .launch([](const kc::Buffers& b) {

@@ -23,8 +23,7 @@ static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
       .ulp("x - max, log2(e) and the scaling fma rounded (|x - max| <= 88), in the term and in the sum", 2 * kExpArgUlps)
       .hidden("a bf16 softmax of at most 4,096 terms in [0, 1]: the output's rounding hides the fp32 sum's error")
       .launches(vpt_launches("rows/softmax/bf16"))
-      .picks(vpt_launches("rows/softmax/bf16"),
-             [](const kc::Shape& s) { return vpt_form("rows/softmax/bf16", reg_shape(s["cols"]).vpt); })
+      .picks([](const kc::Shape& s) { return vpt_form("rows/softmax/bf16", reg_shape(s["cols"]).vpt); })
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "y"});
         need_cols(b, 8, 4096);
@@ -48,12 +47,10 @@ static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
       .hidden("a bf16 output: its rounding (2^-9) is within 100x of what a bf16 or fp16 sum of these terms in [0, 1] loses")
       .launches({"rows/softmax/bf16_long", "rows/softmax/bf16/v1", "rows/softmax/bf16/v2", "rows/softmax/bf16/v4",
                  "rows/softmax/bf16/v8"})
-      .picks({"rows/softmax/bf16_long", "rows/softmax/bf16/v1", "rows/softmax/bf16/v2", "rows/softmax/bf16/v4",
-              "rows/softmax/bf16/v8"},
-             [](const kc::Shape& s) {  // launch_softmax_long's choice
-               const long cols = long(s["cols"]);
-               return cols <= kMaxCols ? vpt_form("rows/softmax/bf16", reg_shape(cols).vpt) : std::string("rows/softmax/bf16_long");
-             })
+      .picks([](const kc::Shape& s) {  // launch_softmax_long's choice
+        const long cols = long(s["cols"]);
+        return cols <= kMaxCols ? vpt_form("rows/softmax/bf16", reg_shape(cols).vpt) : std::string("rows/softmax/bf16_long");
+      })
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "y"});
         need_cols(b, 8, 1 << 16);

@@ -11,7 +11,7 @@ kc::Entry topk_entry(int k, int least_cols, const char* launch, bool prompt) {
       .served(prompt ? prompt_env(least_cols) : decode_env({int64_t(least_cols), 4096, 16384}))
       .tile("cols", kBlock * 8, 8, least_cols)
       .launches(vpt_launches(launch))
-      .picks(vpt_launches(launch), [base = std::string(launch)](const kc::Shape& s) {
+      .picks([base = std::string(launch)](const kc::Shape& s) {
         return vpt_form(base, row_shape(s["cols"]).vpt);  // launch_topk_bf16's shape
       })
       .launch([k](const kc::Buffers& b) {
