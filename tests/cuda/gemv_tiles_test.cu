@@ -1,8 +1,9 @@
 // The decode GEMV's 17-32 row form in blocks of two W tiles (kc_gemv_bf16<4, 2>, which launch_gemv
 // takes where those blocks fill the device) against one tile a block (kc_gemv_bf16<4, 1>, the form
 // gemv_splitk is bit-equal to): the same bits at N where a block's second tile is partly or wholly
-// past N, and at ragged K; no write past y. The contract's gate 3 reaches the two-tile form only at
-// its served N (16,384, a multiple of 32), so its ragged N edges are proved here.
+// past N, and at ragged K; no write past y. The contract's gate 3 runs the two-tile form at its
+// served N and at one ragged shape its form search finds (17 x 12,287 x 8 on the H200), not at the
+// edges of a block's second tile, so those are proved here.
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
