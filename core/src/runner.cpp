@@ -132,6 +132,16 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     }
     push(std::move(ev));
   }
+  // Gate 5 at run time, on a backend that watches its launches: the kernels the runs started. A
+  // control built to fail it says elsewhere that it could not (never a silent pass).
+  if (b.watches() || (e.spec.control && e.spec.control_gate == Gate::limits)) {
+    if (!b.watches()) ctx.watch.off = b.watch();
+    Outcome o = detail::gate_launches(ctx);
+    GateEvent ev{b.name(), reg.name, Gate::limits, Status::pass, o.failed ? why_name(o.why) : "", "", ""};
+    ev.status = judge(e.spec, Gate::limits, o, ev.detail);
+    ev.detail = "at run time: " + ev.detail;
+    push(std::move(ev));
+  }
   return events;
 }
 

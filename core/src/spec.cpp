@@ -21,6 +21,7 @@ const char* why_name(Why w) {
     case Why::fault: return "fault";
     case Why::hang: return "hang";
     case Why::limit: return "limit";
+    case Why::launch: return "launch";
   }
   return "?";
 }

@@ -86,7 +86,7 @@ TEST(Runner, AnAbsentBackendSaysSoByNameAndRunsNothing) {
 
 namespace {
 // The CPU backend offering a reference device: the CPU itself, or one an ulp off.
-struct WithRefs : kc::Backend {
+struct WithRefs : CpuForward {
   kc::RefDevice dev;
   int asked = 0;
   explicit WithRefs(bool off) {
@@ -102,19 +102,11 @@ struct WithRefs : kc::Backend {
       return std::string();
     };
   }
-  std::string name() const override { return cpu().name(); }
-  std::string absent() const override { return cpu().absent(); }
-  void* alloc(size_t n) override { return cpu().alloc(n); }
-  void free(void* p) override { cpu().free(p); }
-  void upload(void* d, const void* s, size_t n) override { cpu().upload(d, s, n); }
-  void download(void* d, const void* s, size_t n) override { cpu().download(d, s, n); }
-  void* stream() override { return cpu().stream(); }
   // After each launch of the entry: would a reference of 2^28 multiply-adds go to this device now?
   kc::SyncResult sync(double t) override {
     if (kc::fam::ref_device_took(512, 512, 1024, [](const kc::RefDevice&) { return std::string(); })) ++live;
     return cpu().sync(t);
   }
-  std::string recover() override { return cpu().recover(); }
   const kc::RefDevice* references() override { return ++asked, &dev; }
   int live = 0;  // launches during which the run's references could use `dev`
 };

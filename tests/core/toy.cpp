@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "kc/numeric.hpp"
 
@@ -120,5 +121,12 @@ kc::Entry rowsum(bool strong) {
   };
   return e;
 }
+
+static std::vector<ToyLaunch>& launch_log() {
+  static std::vector<ToyLaunch> v;
+  return v;
+}
+void launched(std::string fn, int threads) { launch_log().push_back({std::move(fn), threads}); }
+std::vector<ToyLaunch> take_launched() { return std::exchange(launch_log(), {}); }
 
 }  // namespace toy

@@ -1,6 +1,9 @@
 // Toy entries for the harness's own tests: small, exact formulas whose kernels can be broken on
 // purpose, one way per test. Not served kernels (those live in kernels/).
 #pragma once
+#include <string>
+#include <vector>
+
 #include "kc/spec.hpp"
 
 namespace toy {
@@ -13,4 +16,12 @@ kc::Entry rowsum(bool strong = true);
 void scale_kernel(const kc::Buffers& b);
 void rowsum_kernel(const kc::Buffers& b);  // sums in 8 lanes over the row, fp32
 float lanes_sum(const float* x, int64_t n);  // what rowsum_kernel does for one row
+// What a toy launch hook says it started, for a backend in the tests that watches launches
+// (launch_watch_test.cpp): a function's name and its block.
+struct ToyLaunch {
+  std::string fn;
+  int threads;
+};
+void launched(std::string fn, int threads);
+std::vector<ToyLaunch> take_launched();
 }  // namespace toy

@@ -131,3 +131,48 @@ KC_KERNEL("toy/forms/picked_ok", cpu) { return forms_env().picks(forms, forms_pi
 KC_KERNEL("toy/forms/misnamed", cpu) {
   return forms_env().picks(forms, [](const kc::Shape&) { return std::string("toy/forms/other"); }).launch(toy::scale_kernel);
 }
+
+// Launch hooks that say what they start, for a backend that watches launches (launch_watch_test):
+// records toy/launch/main (toy_main, 256 threads), toy/launch/wide (toy_wide, 256) and
+// toy/launch/other (toy_other, another entry's) are the test backend's table.
+static kc::Entry launch_env(std::vector<std::string> launches = {"toy/launch/main"}) {
+  return toy::scale().served({{"rows", {1, 5}}, {"cols", {16, 256}}}).tile("cols", 64, 8, 8).launches(std::move(launches));
+}
+static void scale_as(const Buffers& b, const char* fn, int threads) {
+  toy::launched(fn, threads);
+  toy::scale_kernel(b);
+}
+KC_KERNEL("toy/launch/ok", cpu) {
+  return launch_env().launch([](const Buffers& b) { scale_as(b, "toy_main", 256); });
+}
+// Also starts a helper no launch record registers: gate 5 never saw its limits.
+KC_KERNEL("toy/launch/unrecorded", cpu) {
+  return launch_env().launch([](const Buffers& b) {
+    toy::launched("toy_helper", 64);
+    scale_as(b, "toy_main", 256);
+  });
+}
+KC_KERNEL("toy/launch/big_block", cpu) {
+  return launch_env().launch([](const Buffers& b) { scale_as(b, "toy_main", 512); });
+}
+KC_KERNEL("toy/launch/not_ours", cpu) {
+  return launch_env().launch([](const Buffers& b) { scale_as(b, "toy_other", 128); });
+}
+// Picks the wide form past 128 columns, but its launcher takes it only past 192.
+static kc::Entry picked_env(int wide_from) {
+  return launch_env({"toy/launch/main", "toy/launch/wide"})
+      .picks([](const kc::Shape& s) { return std::string(s["cols"] > 128 ? "toy/launch/wide" : "toy/launch/main"); })
+      .launch([wide_from](const Buffers& b) {
+        scale_as(b, b.shape()["cols"] > wide_from ? "toy_wide" : "toy_main", 256);
+      });
+}
+KC_KERNEL("toy/launch/picked", cpu) { return picked_env(128); }
+KC_KERNEL("toy/launch/pick_lies", cpu) { return picked_env(192); }
+KC_CONTROL("toy/launch/control", cpu) {
+  return launch_env()
+      .control(Gate::limits, Why::launch)
+      .launch([](const Buffers& b) {
+        toy::launched("toy_helper", 64);
+        scale_as(b, "toy_main", 256);
+      });
+}

@@ -19,6 +19,22 @@ struct SyncResult {
   std::string error;  // the backend's own name for the error, e.g. "cudaErrorIllegalAddress: ..."
 };
 
+// A launch record that registers a kernel function (CUDA: KC_CUDA_LAUNCH), with what it declares.
+struct LaunchRecordRef {
+  std::string name;  // as in Spec::launches
+  int threads = 0;   // threads a block, at most
+  size_t dyn_smem = 0;
+};
+
+// One kernel launch a backend saw while it watched: the function, its block and dynamic shared
+// bytes, and every launch record that registers the function (none: it has no record).
+struct SeenLaunch {
+  std::string symbol;  // the function as the device names it (demangled)
+  int threads = 0;
+  size_t dyn_smem = 0;
+  std::vector<LaunchRecordRef> records;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -45,6 +61,11 @@ class Backend {
   // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
   // attributes, by the spec's launch names, against the device's limits). Each string is a problem.
   virtual std::vector<std::string> check_entry(const Spec&) { return {}; }
+  // Gate 5 at run time: a backend that can see the kernels a launch hook starts says so; watch()
+  // starts a record ("" or why it cannot), seen() ends it with every launch made since.
+  virtual bool watches() const { return false; }
+  virtual std::string watch() { return "this backend does not watch its launches"; }
+  virtual std::vector<SeenLaunch> seen() { return {}; }
   // A device that evaluates the large float64 references in the CPU's place, bit for bit
   // (kc/ref_device.hpp), or nullptr. Core checks it before the run uses it.
   virtual const RefDevice* references() { return nullptr; }

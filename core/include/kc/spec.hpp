@@ -35,6 +35,7 @@ enum class Why : uint8_t {
   fault,           // the launch faulted (illegal address, trap, exception)
   hang,            // the launch did not return in time
   limit,           // gate 5: a launch over a chip's limit
+  launch,          // gate 5 (run time): a launch its records do not declare, or not the form picked
 };
 const char* why_name(Why w);
 

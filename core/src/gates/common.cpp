@@ -46,7 +46,7 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
   DeviceCase dev(ctx.backend, ctx.entry.spec, r.c);
   ctx.phases.upload += seconds_since(t0);
   t0 = Clock::now();
-  SyncResult res = dev.launch(fn ? *fn : ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+  SyncResult res = fn ? dev.launch(*fn, ++ctx.run, ctx.opt.timeout_s) : launch_entry(ctx, dev, s);
   ctx.phases.kernel += seconds_since(t0);
   if (res.kind != SyncResult::ok) {
     Outcome o;

@@ -1,6 +1,7 @@
 // Gates 1-4 (one file each) and what they share. Internal to core.
 #pragma once
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,12 +23,23 @@ struct Outcome {
   Fill fail_fill;
 };
 
+// What gate 5 saw of an entry's own launches at run time, over every gate's runs (launches.cpp).
+struct LaunchWatch {
+  std::string off;                    // why the backend could not watch ("" while it could)
+  int runs = 0;                       // runs watched to the end
+  std::map<std::string, int> names;   // launch record -> runs that launched it
+  int picked = 0;                     // runs whose picked form was among their launches
+  std::vector<std::string> problems;  // distinct, in the order found, each at its first shape
+  int problem_runs = 0;
+};
+
 struct GateCtx {
   Backend& backend;
   const Entry& entry;
   const RunOptions& opt;
   uint64_t run = 0;  // counts launches: each gets its own poison
   Phases phases{};   // the current gate's time, by phase (the runner resets it per gate)
+  LaunchWatch watch{};
   uint64_t case_seed(Gate g, const Shape& s, const Fill& f) const;
 };
 
@@ -63,6 +75,12 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f);
 // Runs fn (default: the entry's launch) once on a new case, or on a copy of `inputs`.
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn = nullptr,
              const Case* inputs = nullptr);
+
+// The entry's own launch on a case (gates 1-4 launch it through here): where the backend watches
+// launches, what it started is checked against the entry's launch records and its pick.
+SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s);
+// Gate 5's run-time verdict on the entry's launches (not applicable where nothing was watched).
+Outcome gate_launches(GateCtx& ctx);
 
 // The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma);

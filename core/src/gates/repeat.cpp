@@ -30,7 +30,7 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
   std::vector<std::vector<std::byte>> first;
   for (int k = 0; k < repeat_runs; ++k) {
     t0 = Clock::now();
-    SyncResult res = dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+    SyncResult res = launch_entry(ctx, dev, s);
     ctx.phases.kernel += seconds_since(t0);
     if (res.kind != SyncResult::ok) {
       std::string rec = ctx.backend.recover();
