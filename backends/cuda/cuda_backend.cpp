@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "backends/cuda/launch_watch.hpp"
 #include "backends/cuda/launches.hpp"
 #include "backends/cuda/ref_f64.hpp"
 #include "backends/factories.hpp"
@@ -130,6 +131,14 @@ class CudaBackend final : public Backend {
   }
 
   std::vector<std::string> check_entry(const Spec& spec) override;
+
+  // Gate 5 at run time: the launches each run of an entry starts (launch_watch.hpp).
+  bool watches() const override { return true; }
+  std::string watch() override {
+    probe();
+    return absent_.empty() ? cuda::watch_launches() : absent_;
+  }
+  std::vector<SeenLaunch> seen() override { return cuda::seen_launches(); }
 
   // The dense and affine float64 references on this device (ref_f64.cu), while it is usable.
   const RefDevice* references() override {

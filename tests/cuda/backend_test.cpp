@@ -76,6 +76,29 @@ TEST(CudaBackend, ServedKernelPassesCheckEntry) {
   EXPECT_NE(problems[0].find("no KC_CUDA_LAUNCH"), std::string::npos) << problems[0];
 }
 
+// Gate 5 at run time: the launch watch sees each kernel a hook starts and the record that registers
+// it. A served entry's launches are all its own (and its picks the forms launched); the control's
+// unrecorded helper is named.
+TEST(CudaBackend, LaunchWatchNamesEveryKernelAHookStarts) {
+  NEED_DEVICE();
+  kc::RunOptions opt;
+  opt.limits = false;
+  auto verdict = [&](const char* name) {
+    for (const auto& e : kc::run_entry(reg(name), *backend(), opt))
+      if (e.gate == kc::Gate::limits && e.detail.rfind("at run time: ", 0) == 0) return e;
+    ADD_FAILURE() << name << ": no run-time gate 5 verdict";
+    return kc::GateEvent{};
+  };
+  auto served = verdict("dense/gemv/bf16");
+  EXPECT_EQ(served.status, kc::Status::pass) << served.detail;
+  EXPECT_NE(served.detail.find("dense/gemv/bf16/m32x2 x"), std::string::npos) << served.detail;
+  EXPECT_NE(served.detail.find("the picked form launched in all"), std::string::npos) << served.detail;
+  auto ctl = verdict("rows/ctl_unrecorded_launch/f32");
+  EXPECT_EQ(ctl.status, kc::Status::control_red) << ctl.detail;
+  EXPECT_NE(ctl.detail.find("launched kc_ctl_unrecorded_clear(float*, int) (128 threads a block"), std::string::npos)
+      << ctl.detail;
+}
+
 // The planted entries run in a child process (this binary, one test, KC_CUDA_CHILD=1): a fault or
 // a hang leaves CUDA unusable for the rest of the process that suffered it on drivers that refuse a
 // new context after a sticky error (the H200 here: cudaErrorDevicesUnavailable after

@@ -1,0 +1,145 @@
+// CUPTI callbacks on the driver's kernel launches (launch_watch.hpp). One subscriber a process:
+// made at the first watch and kept; the callback records only while a watch is on.
+#include "backends/cuda/launch_watch.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>  // with generated_cuda_meta.h: the launch calls' parameters
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <tuple>
+
+#include "backends/cuda/launches.hpp"
+
+namespace kc::cuda {
+
+namespace {
+
+struct Raw {
+  std::string name;  // as the driver names the function (mangled)
+  int threads;
+  size_t dyn_smem;
+  bool operator==(const Raw&) const = default;
+};
+
+struct Watch {
+  std::mutex m;
+  bool on = false;
+  std::vector<Raw> raw;
+  std::string broken;  // why the subscription failed, for good
+  bool subscribed = false;
+  std::vector<std::string> record_names;  // demangled name of each KC_CUDA_LAUNCH function, by index
+};
+
+Watch& state() {
+  static Watch w;
+  return w;
+}
+
+std::string demangle(const char* s) {
+  int st = 0;
+  char* d = abi::__cxa_demangle(s, nullptr, nullptr, &st);
+  std::string out = st == 0 && d ? d : s;
+  std::free(d);
+  return out;
+}
+
+void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_ENTER) return;
+  unsigned bx = 0, by = 0, bz = 0, smem = 0;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(d->functionParams);
+      std::tie(bx, by, bz, smem) = std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(d->functionParams);
+      std::tie(bx, by, bz, smem) = std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(d->functionParams)->config;
+      if (c) std::tie(bx, by, bz, smem) = std::make_tuple(c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes);
+      break;
+    }
+    default:
+      return;
+  }
+  Watch& w = state();
+  std::lock_guard<std::mutex> l(w.m);
+  if (!w.on) return;
+  Raw r{d->symbolName ? d->symbolName : "(a function the driver does not name)", int(bx * by * bz), size_t(smem)};
+  for (const Raw& x : w.raw)
+    if (x == r) return;
+  w.raw.push_back(std::move(r));
+}
+
+std::string cupti_error(const char* call, CUptiResult r) {
+  const char* s = nullptr;
+  cuptiGetResultString(r, &s);
+  return std::string(call) + ": " + (s ? s : "CUPTI error " + std::to_string(int(r)));
+}
+
+// Subscribes once; "" or why not.
+std::string subscribe(Watch& w) {
+  if (w.subscribed || !w.broken.empty()) return w.broken;
+  CUpti_SubscriberHandle sub{};
+  if (CUptiResult r = cuptiSubscribe(&sub, on_launch, nullptr); r != CUPTI_SUCCESS)
+    return w.broken = cupti_error("cuptiSubscribe", r);
+  for (CUpti_CallbackId id :
+       {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
+    if (CUptiResult r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS) {
+      cuptiUnsubscribe(sub);
+      return w.broken = cupti_error("cuptiEnableCallback", r);
+    }
+  // The records' functions by name, as the driver will name them at launch.
+  for (const LaunchFn& l : launch_fns()) {
+    const char* n = nullptr;
+    const cudaError_t e = cudaFuncGetName(&n, l.fn);
+    w.record_names.push_back(e == cudaSuccess && n ? demangle(n) : std::string());
+    if (e != cudaSuccess) cudaGetLastError();
+  }
+  w.subscribed = true;
+  return "";
+}
+
+}  // namespace
+
+std::string watch_launches() {
+  Watch& w = state();
+  std::lock_guard<std::mutex> l(w.m);
+  if (std::string why = subscribe(w); !why.empty()) return why;
+  w.raw.clear();
+  w.on = true;
+  return "";
+}
+
+std::vector<SeenLaunch> seen_launches() {
+  Watch& w = state();
+  std::vector<Raw> raw;
+  {
+    std::lock_guard<std::mutex> l(w.m);
+    w.on = false;
+    raw.swap(w.raw);
+  }
+  std::vector<SeenLaunch> out;
+  for (const Raw& r : raw) {
+    SeenLaunch s{demangle(r.name.c_str()), r.threads, r.dyn_smem, {}};
+    const auto& fns = launch_fns();
+    for (size_t i = 0; i < fns.size() && i < w.record_names.size(); ++i)
+      if (w.record_names[i] == s.symbol) s.records.push_back({fns[i].name, fns[i].threads, fns[i].dyn_smem});
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace kc::cuda

@@ -1,0 +1,20 @@
+// Gate 5 at run time on CUDA: every kernel launch the driver is asked for while the watch is on,
+// seen through CUPTI's callback API on the driver's launch calls (the runtime's <<<>>> and
+// cudaLaunchKernelEx both end there), and matched to the KC_CUDA_LAUNCH records by function name.
+// Plain C++ at this boundary; CUPTI stays in launch_watch.cpp.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kc/backend.hpp"
+
+namespace kc::cuda {
+
+// Starts a record of launches: "" or why launches cannot be watched in this process (CUPTI's own
+// words, e.g. another tool such as a profiler already holds its callbacks).
+std::string watch_launches();
+// Ends the record: each distinct function and block launched since, with the records that register
+// the function.
+std::vector<SeenLaunch> seen_launches();
+
+}  // namespace kc::cuda
