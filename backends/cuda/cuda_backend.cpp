@@ -136,7 +136,7 @@ class CudaBackend final : public Backend {
   bool watches() const override { return true; }
   std::string watch() override {
     probe();
-    return absent_.empty() ? cuda::watch_launches() : absent_;
+    return !absent_.empty() ? absent_ : !lost().empty() ? lost() : cuda::watch_launches();
   }
   std::vector<SeenLaunch> seen() override { return cuda::seen_launches(); }
 

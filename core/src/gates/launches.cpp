@@ -97,7 +97,10 @@ Outcome gate_launches(GateCtx& ctx) {
   Outcome o;
   if (!w.off.empty() || w.runs == 0) {
     o.applies = false;
-    o.detail = !w.off.empty() ? "the launches were not watched: " + w.off : "no run of the entry ended to be watched";
+    const std::string lost = ctx.backend.lost();
+    o.detail = !w.off.empty() ? "the launches were not watched: " + w.off
+               : lost.empty() ? "no run of the entry ended to be watched"
+                              : "no run of the entry ended to be watched: " + lost;
     return o;
   }
   if (!w.problems.empty()) {
