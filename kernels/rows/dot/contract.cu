@@ -11,6 +11,9 @@ static kc::Entry k_rows_dot_f32(kc::cu::Served env) {
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return loop_depth(s["rows"], s["cols"]); })
       .launches({"rows/dot/f32", "rows/dot/f32/r2"})
+      .picks([](const kc::Shape& s) {
+        return std::string(dot_rows_a_thread(int(s["rows"]), int(s["cols"])) == 2 ? "rows/dot/f32/r2" : "rows/dot/f32");
+      })
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "w"});
         need_cols(b, 8, 1 << 16);

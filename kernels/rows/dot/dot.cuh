@@ -56,13 +56,17 @@ kc_row_dot(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __re
 
 namespace kc::cu {
 // Rows a thread takes: two at prompt sizes, where a warp takes a row (rows_a_thread = 1 or 2 forces
-// one or two, to compare in the benchmark).
+// one or two, to compare in the benchmark). The contract's pick reads the same rule.
+inline int dot_rows_a_thread(int rows, int cols, int tpr = 0, int rows_a_thread = 0) {
+  if (rows_a_thread) return rows_a_thread;
+  return fast_shape(cols, loop_tpr(rows, cols, tpr)).tpr == 32 && rows >= kWarpRowsFrom ? 2 : 1;
+}
 inline void launch_row_dot(const void* x, const void* w, float* y, int rows, int cols, cudaStream_t st, int tpr = 0,
                            int rows_a_thread = 0) {
   const RowShape s = fast_shape(cols, loop_tpr(rows, cols, tpr));
   auto xx = static_cast<const kc_u4*>(x);
   auto ww = static_cast<const kc_u4*>(w);
-  if (rows_a_thread == 2 || (rows_a_thread == 0 && s.tpr == 32 && rows >= kWarpRowsFrom)) {
+  if (dot_rows_a_thread(rows, cols, tpr, rows_a_thread) == 2) {
     const int rpb = 2 * s.rpb;
     kc_row_dot<2><<<(rows + rpb - 1) / rpb, kBlock, 0, st>>>(xx, ww, y, rows, cols, s.tpr);
   } else {

@@ -168,24 +168,32 @@ inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, 
 // 16-byte vectors where cols % 8 == 0 and the buffers are 16-byte aligned (4, 8 or 16 KiB of x a
 // row: 1 to 8 vectors a thread); else values kept a thread: the fewest of 16, 32 and 64 that hold
 // the row (fewer registers, more rows an SM), and past 16,384 wide, 64 and the rest read twice.
+// The tree launch's form at a width: 1, 2, 4 or 8 16-byte vectors a thread where every buffer is
+// 16-byte aligned and the width a multiple of 8, else 16, 32 or 64 columns a thread (2-byte loads).
+// The contract's pick reads the same rule.
+inline int tree_form(int cols, bool aligned) {
+  if (aligned && cols % 8 == 0 && cols <= kMaxCols) {
+    const int per = (cols / 8 + 255) / 256;
+    return per <= 1 ? 1 : per <= 2 ? 2 : per <= 4 ? 4 : 8;
+  }
+  return cols <= 256 * 16 ? 16 : cols <= 256 * 32 ? 32 : 64;
+}
 inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
   const size_t bits = reinterpret_cast<size_t>(x) | reinterpret_cast<size_t>(w) | reinterpret_cast<size_t>(y);
-  const bool aligned = (bits & 15) == 0;
-  if (aligned && cols % 8 == 0 && cols <= kMaxCols) {
-    auto xv = static_cast<const kc_u4*>(x);
-    auto wv = static_cast<const kc_u4*>(w);
-    const int per = (cols / 8 + 255) / 256;
-    if (per <= 1) kc_rms_norm_tree_vec<1><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-    else if (per <= 2) kc_rms_norm_tree_vec<2><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-    else if (per <= 4) kc_rms_norm_tree_vec<4><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-    else kc_rms_norm_tree_vec<8><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-    return;
+  const int form = tree_form(cols, (bits & 15) == 0);
+  auto xv = static_cast<const kc_u4*>(x);
+  auto wv = static_cast<const kc_u4*>(w);
+  auto xs = static_cast<const uint16_t*>(x);
+  auto ws = static_cast<const uint16_t*>(w);
+  switch (form) {
+    case 1: kc_rms_norm_tree_vec<1><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps); break;
+    case 2: kc_rms_norm_tree_vec<2><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps); break;
+    case 4: kc_rms_norm_tree_vec<4><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps); break;
+    case 8: kc_rms_norm_tree_vec<8><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps); break;
+    case 16: kc_rms_norm_tree<16><<<rows, 256, 0, st>>>(xs, ws, y, cols, eps); break;
+    case 32: kc_rms_norm_tree<32><<<rows, 256, 0, st>>>(xs, ws, y, cols, eps); break;
+    default: kc_rms_norm_tree<64><<<rows, 256, 0, st>>>(xs, ws, y, cols, eps); break;
   }
-  auto xv = static_cast<const uint16_t*>(x);
-  auto wv = static_cast<const uint16_t*>(w);
-  if (cols <= 256 * 16) kc_rms_norm_tree<16><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-  else if (cols <= 256 * 32) kc_rms_norm_tree<32><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
-  else kc_rms_norm_tree<64><<<rows, 256, 0, st>>>(xv, wv, y, cols, eps);
 }
 // Chains: the vector form as reg_depth; the tree form a thread's terms then 8 tree levels. A thread
 // adds at most ceil(cols / 256) terms in the 2-byte form and 8 ceil(cols / 2,048) in the 16-byte
