@@ -77,8 +77,8 @@ TEST(CudaBackend, ServedKernelPassesCheckEntry) {
 }
 
 // Gate 5 at run time: the launch watch sees each kernel a hook starts and the record that registers
-// it. A served entry's launches are all its own (and its picks the forms launched); the control's
-// unrecorded helper is named.
+// it. A served entry's launches are all its own (and its picks the forms launched); the controls'
+// unrecorded helper and lying pick are named.
 TEST(CudaBackend, LaunchWatchNamesEveryKernelAHookStarts) {
   NEED_DEVICE();
   kc::RunOptions opt;
@@ -97,6 +97,12 @@ TEST(CudaBackend, LaunchWatchNamesEveryKernelAHookStarts) {
   EXPECT_EQ(ctl.status, kc::Status::control_red) << ctl.detail;
   EXPECT_NE(ctl.detail.find("launched kc_ctl_unrecorded_clear(float*, int) (128 threads a block"), std::string::npos)
       << ctl.detail;
+  auto lies = verdict("rows/ctl_pick_lies/f32");
+  EXPECT_EQ(lies.status, kc::Status::control_red) << lies.detail;
+  EXPECT_NE(lies.detail.find("the pick names rows/ctl_pick_lies/f32/rpb4, but the launcher started "
+                             "rows/ctl_pick_lies/f32/rpb8"),
+            std::string::npos)
+      << lies.detail;
 }
 
 // The planted entries run in a child process (this binary, one test, KC_CUDA_CHILD=1): a fault or

@@ -1,6 +1,9 @@
-// Gate 5 control (run time): a right row sum whose launcher also starts a helper that clears the
-// output first, registered nowhere: no KC_CUDA_LAUNCH and no launches.tsv row, so gate 5 never
-// read its limits from the binaries. Gates 1-4 pass; the launch watch finds the helper.
+// Gate 5 controls at run time: right row sums (a warp a row, RPB rows a block) whose launchers start
+// what their records and picks do not say. Gates 1-4 pass; the launch watch finds each.
+//   rows/ctl_unrecorded_launch: also starts a helper that clears the output first, registered
+//     nowhere (no KC_CUDA_LAUNCH, no launches.tsv row): gate 5 never read its limits.
+//   rows/ctl_pick_lies: its pick names the 4-rows-a-block form past 1,024 columns, but the launcher
+//     takes it only past 2,048: gate 3's form shape for it runs the other form.
 #include "../../../kernels/common/cuda_contract.hpp"
 #include "../common.cuh"
 
@@ -9,9 +12,10 @@ __global__ void __launch_bounds__(128) kc_ctl_unrecorded_clear(float* y, int row
   if (i < rows) y[i] = 0.f;
 }
 
-__global__ void __launch_bounds__(256) kc_ctl_recorded_sum(const uint16_t* x, float* y, int rows, int cols) {
+template <int RPB>
+__global__ void __launch_bounds__(32 * RPB) kc_ctl_row_sum(const uint16_t* x, float* y, int rows, int cols) {
   using namespace kc::cu;
-  const long row = long(blockIdx.x) * 8 + threadIdx.x / 32;
+  const long row = long(blockIdx.x) * RPB + threadIdx.x / 32;
   if (row >= rows) return;
   float s = 0.f;
   for (int c = threadIdx.x % 32; c < cols; c += 32) s += bf16_to_f32(x[row * cols + c]);
@@ -19,19 +23,40 @@ __global__ void __launch_bounds__(256) kc_ctl_recorded_sum(const uint16_t* x, fl
   if (threadIdx.x % 32 == 0) y[row] = s;
 }
 
-KC_CONTROL("rows/ctl_unrecorded_launch/f32", cuda) {
+template <int RPB> static void row_sum(const kc::Buffers& b) {
+  const int rows = int(b.shape()["rows"]);
+  kc_ctl_row_sum<RPB><<<(rows + RPB - 1) / RPB, 32 * RPB, 0, kc::cu::stream_of(b)>>>(
+      reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("x")), b.out<float>("y"), rows, int(b.shape()["cols"]));
+}
+
+static kc::Entry row_sum_env(std::vector<std::string> launches) {
   return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
-      .served({{"rows", {7, 64}}, {"cols", {64, 1024}}})
+      .served({{"rows", {7, 64}}, {"cols", {64, 1024, 4096}}})
       .tile("cols", 32, 1, 1)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double((s["cols"] + 31) / 32 + 5); })
-      .launches({"rows/ctl_unrecorded_launch/f32"})
-      .control(kc::Gate::limits, kc::Why::launch)
+      .launches(std::move(launches))
+      .control(kc::Gate::limits, kc::Why::launch);
+}
+
+KC_CONTROL("rows/ctl_unrecorded_launch/f32", cuda) {
+  return row_sum_env({"rows/ctl_unrecorded_launch/f32"}).launch([](const kc::Buffers& b) {
+    const int rows = int(b.shape()["rows"]);
+    kc_ctl_unrecorded_clear<<<(rows + 127) / 128, 128, 0, kc::cu::stream_of(b)>>>(b.out<float>("y"), rows);  // the fault
+    row_sum<8>(b);
+  });
+}
+
+KC_CONTROL("rows/ctl_pick_lies/f32", cuda) {
+  return row_sum_env({"rows/ctl_pick_lies/f32/rpb8", "rows/ctl_pick_lies/f32/rpb4"})
+      .picks([](const kc::Shape& s) {
+        return std::string(s["cols"] > 1024 ? "rows/ctl_pick_lies/f32/rpb4" : "rows/ctl_pick_lies/f32/rpb8");  // the fault
+      })
       .launch([](const kc::Buffers& b) {
-        const int rows = int(b.shape()["rows"]);
-        cudaStream_t st = kc::cu::stream_of(b);
-        kc_ctl_unrecorded_clear<<<(rows + 127) / 128, 128, 0, st>>>(b.out<float>("y"), rows);  // the planted fault
-        kc_ctl_recorded_sum<<<kc::cu::warp_rows_grid(rows), 256, 0, st>>>(
-            reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("x")), b.out<float>("y"), rows, int(b.shape()["cols"]));
+        if (b.shape()["cols"] > 2048) row_sum<4>(b);
+        else row_sum<8>(b);
       });
 }
-KC_CUDA_LAUNCH("rows/ctl_unrecorded_launch/f32", kc_ctl_recorded_sum, 256, 0);
+
+KC_CUDA_LAUNCH("rows/ctl_unrecorded_launch/f32", kc_ctl_row_sum<8>, 256, 0);
+KC_CUDA_LAUNCH("rows/ctl_pick_lies/f32/rpb8", kc_ctl_row_sum<8>, 256, 0);
+KC_CUDA_LAUNCH("rows/ctl_pick_lies/f32/rpb4", kc_ctl_row_sum<4>, 128, 0);
