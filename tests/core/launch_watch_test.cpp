@@ -65,31 +65,29 @@ TEST(LaunchWatch, LaunchesUnderTheirRecordsPass) {
   EXPECT_EQ(v.exit_code, kc::exit_ok);
 }
 
-TEST(LaunchWatch, AFunctionWithNoRecordFails) {
+// The entry's run-time gate 5 verdict fails for Why::launch, saying `says`; the run fails with it.
+void expect_launch_failure(const std::string& entry, const std::string& says) {
   Watching b;
-  auto v = run_on(b, "toy/launch/unrecorded");
-  EXPECT_EQ(v.ev.status, Status::fail);
-  EXPECT_EQ(v.ev.why, "launch");
-  EXPECT_NE(v.ev.detail.find("launched toy_helper (64 threads"), std::string::npos) << v.ev.detail;
-  EXPECT_NE(v.ev.detail.find("no launch record registers"), std::string::npos) << v.ev.detail;
-  EXPECT_EQ(v.limit_problems, 1);
-  EXPECT_EQ(v.exit_code, kc::exit_fail);
+  auto v = run_on(b, entry);
+  EXPECT_EQ(v.ev.status, Status::fail) << entry;
+  EXPECT_EQ(v.ev.why, "launch") << entry;
+  EXPECT_NE(v.ev.detail.find(says), std::string::npos) << v.ev.detail;
+  EXPECT_EQ(v.limit_problems, 1) << entry;
+  EXPECT_EQ(v.exit_code, kc::exit_fail) << entry;
+}
+
+TEST(LaunchWatch, AFunctionWithNoRecordFails) {
+  expect_launch_failure("toy/launch/unrecorded",
+                        "launched toy_helper (64 threads a block, 0 dynamic shared bytes), which no launch record registers");
 }
 
 TEST(LaunchWatch, ABlockLargerThanItsRecordFails) {
-  Watching b;
-  auto v = run_on(b, "toy/launch/big_block");
-  EXPECT_EQ(v.ev.status, Status::fail);
-  EXPECT_NE(v.ev.detail.find("declares at most 256 threads"), std::string::npos) << v.ev.detail;
+  expect_launch_failure("toy/launch/big_block", "declares at most 256 threads");
 }
 
 TEST(LaunchWatch, AnotherEntrysLaunchFails) {
-  Watching b;
-  auto v = run_on(b, "toy/launch/not_ours");
-  EXPECT_EQ(v.ev.status, Status::fail);
-  EXPECT_NE(v.ev.detail.find("registered as toy/launch/other, which is not one of this entry's launches"),
-            std::string::npos)
-      << v.ev.detail;
+  expect_launch_failure("toy/launch/not_ours",
+                        "registered as toy/launch/other, which is not one of this entry's launches");
 }
 
 TEST(LaunchWatch, ThePickedFormMustBeTheOneLaunched) {
@@ -100,11 +98,7 @@ TEST(LaunchWatch, ThePickedFormMustBeTheOneLaunched) {
   EXPECT_NE(ok.ev.detail.find("toy/launch/wide x"), std::string::npos) << ok.ev.detail;
   // Between 129 and 192 columns the pick says wide and the launcher takes main: gate 3's form search
   // runs such a shape (and the fixed shapes may not).
-  auto lies = run_on(b, "toy/launch/pick_lies");
-  EXPECT_EQ(lies.ev.status, Status::fail);
-  EXPECT_NE(lies.ev.detail.find("the pick names toy/launch/wide, but the launcher started toy/launch/main"),
-            std::string::npos)
-      << lies.ev.detail;
+  expect_launch_failure("toy/launch/pick_lies", "the pick names toy/launch/wide, but the launcher started toy/launch/main");
 }
 
 TEST(LaunchWatch, ItsControlIsRedWhereLaunchesAreWatched) {
