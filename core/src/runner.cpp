@@ -132,8 +132,8 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     }
     push(std::move(ev));
   }
-  // Gate 5 at run time, on a backend that watches its launches: the kernels the runs started. A
-  // control built to fail it says elsewhere that it could not (never a silent pass).
+  // Gate 5 at run time, on a backend that watches its launches: the kernels the runs started. On
+  // one that cannot, a control built to fail it still gets its line: GREEN, never a silent pass.
   if (b.watches() || (e.spec.control && e.spec.control_gate == Gate::limits)) {
     if (!b.watches()) ctx.watch.off = b.watch();
     Outcome o = detail::gate_launches(ctx);

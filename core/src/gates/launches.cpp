@@ -66,7 +66,13 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s) {
   const bool watching = ctx.backend.watches() && w.off.empty();
   if (watching) w.off = ctx.backend.watch();
   if (!watching || !w.off.empty()) return dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
-  SyncResult res = dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+  SyncResult res;
+  try {
+    res = dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+  } catch (...) {
+    ctx.backend.seen();  // end the watch: nothing after this run is the entry's
+    throw;
+  }
   const std::vector<SeenLaunch> seen = ctx.backend.seen();
   if (res.kind != SyncResult::ok) return res;  // a fault or hang is the gate's finding; its launches may be cut short
   std::string picked;
@@ -112,8 +118,9 @@ Outcome gate_launches(GateCtx& ctx) {
   }
   std::vector<std::string> seen;
   for (const auto& [n, k] : w.names) seen.push_back(fmt::format("{} x{}", n, k));
-  o.detail = fmt::format("{} runs watched on the device, each launch within its record: {}", w.runs,
-                         fmt::join(seen, ", "));
+  o.detail = seen.empty() ? fmt::format("{} runs watched on the device: no kernel launched", w.runs)
+                          : fmt::format("{} runs watched on the device, each launch within its record: {}", w.runs,
+                                        fmt::join(seen, ", "));
   if (ctx.entry.rig.pick) o.detail += fmt::format("; the picked form launched in all {}", w.picked);
   return o;
 }
