@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "backends/cuda/launches.hpp"
 
@@ -30,7 +31,8 @@ struct Watch {
   std::vector<Raw> raw;
   std::string broken;  // why the subscription failed, for good
   bool subscribed = false;
-  std::vector<std::string> record_names;  // demangled name of each KC_CUDA_LAUNCH function, by index
+  // The KC_CUDA_LAUNCH records by their function's demangled name, as the driver names it at launch.
+  std::unordered_map<std::string, std::vector<LaunchRecordRef>> records;
 };
 
 Watch& state() {
@@ -101,12 +103,10 @@ std::string subscribe(Watch& w) {
       cuptiUnsubscribe(sub);
       return w.broken = cupti_error("cuptiEnableCallback", r);
     }
-  // The records' functions by name, as the driver will name them at launch.
   for (const LaunchFn& l : launch_fns()) {
     const char* n = nullptr;
-    const cudaError_t e = cudaFuncGetName(&n, l.fn);
-    w.record_names.push_back(e == cudaSuccess && n ? demangle(n) : std::string());
-    if (e != cudaSuccess) cudaGetLastError();
+    if (cudaFuncGetName(&n, l.fn) == cudaSuccess && n) w.records[demangle(n)].push_back({l.name, l.threads, l.dyn_smem});
+    else cudaGetLastError();  // a function the runtime cannot name matches no launch: seen as unrecorded
   }
   w.subscribed = true;
   return "";
@@ -134,9 +134,7 @@ std::vector<SeenLaunch> seen_launches() {
   std::vector<SeenLaunch> out;
   for (const Raw& r : raw) {
     SeenLaunch s{demangle(r.name.c_str()), r.threads, r.dyn_smem, {}};
-    const auto& fns = launch_fns();
-    for (size_t i = 0; i < fns.size() && i < w.record_names.size(); ++i)
-      if (w.record_names[i] == s.symbol) s.records.push_back({fns[i].name, fns[i].threads, fns[i].dyn_smem});
+    if (const auto it = w.records.find(s.symbol); it != w.records.end()) s.records = it->second;
     out.push_back(std::move(s));
   }
   return out;

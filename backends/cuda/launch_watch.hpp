@@ -1,6 +1,6 @@
 // Gate 5 at run time on CUDA: every kernel launch the driver is asked for while the watch is on,
-// seen through CUPTI's callback API on the driver's launch calls (the runtime's <<<>>> and
-// cudaLaunchKernelEx both end there), and matched to the KC_CUDA_LAUNCH records by function name.
+// seen through CUPTI's callback API on the driver's launch calls (cuLaunchKernel, cuLaunchKernelEx,
+// the cooperative launch: where the runtime's launches end), and matched to the KC_CUDA_LAUNCH records by function name.
 // Plain C++ at this boundary; CUPTI stays in launch_watch.cpp.
 #pragma once
 #include <string>

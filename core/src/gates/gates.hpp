@@ -28,8 +28,8 @@ struct LaunchWatch {
   std::string off;                    // why the backend could not watch ("" while it could)
   int runs = 0;                       // runs watched to the end
   std::map<std::string, int> names;   // launch record -> runs that launched it
-  int picked = 0;                     // runs whose picked form was among their launches
-  std::vector<std::string> problems;  // distinct, in the order found, each at its first shape
+  // Distinct problems in the order found, each with the shape of its first run.
+  std::vector<std::pair<std::string, std::string>> problems;
   int problem_runs = 0;
 };
 

@@ -86,15 +86,10 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s) {
   for (auto& p : problems_of(ctx.entry.spec, seen, picked, names)) problems.push_back(std::move(p));
   ++w.runs;
   for (const auto& n : names) ++w.names[n];
-  if (!picked.empty() && std::find(names.begin(), names.end(), picked) != names.end()) ++w.picked;
   if (!problems.empty()) ++w.problem_runs;
-  for (auto& p : problems) {
-    std::string at = fmt::format("at {}: {}", s.str(), p);
-    const bool dup = std::any_of(w.problems.begin(), w.problems.end(), [&](const std::string& q) {
-      return q.size() >= p.size() && q.compare(q.size() - p.size(), p.size(), p) == 0;
-    });
-    if (!dup) w.problems.push_back(std::move(at));
-  }
+  for (auto& p : problems)
+    if (std::none_of(w.problems.begin(), w.problems.end(), [&](const auto& q) { return q.first == p; }))
+      w.problems.emplace_back(std::move(p), s.str());
   return res;
 }
 
@@ -112,7 +107,8 @@ Outcome gate_launches(GateCtx& ctx) {
   if (!w.problems.empty()) {
     o.failed = true;
     o.why = Why::launch;
-    o.detail = fmt::format("{} of {} runs: {}", w.problem_runs, w.runs, w.problems.front());
+    o.detail = fmt::format("{} of {} runs: at {}: {}", w.problem_runs, w.runs, w.problems.front().second,
+                           w.problems.front().first);
     if (w.problems.size() > 1) o.detail += fmt::format(" (and {} more)", w.problems.size() - 1);
     return o;
   }
@@ -121,7 +117,7 @@ Outcome gate_launches(GateCtx& ctx) {
   o.detail = seen.empty() ? fmt::format("{} runs watched on the device: no kernel launched", w.runs)
                           : fmt::format("{} runs watched on the device, each launch within its record: {}", w.runs,
                                         fmt::join(seen, ", "));
-  if (ctx.entry.rig.pick) o.detail += fmt::format("; the picked form launched in all {}", w.picked);
+  if (ctx.entry.rig.pick) o.detail += "; the picked form launched in every run";
   return o;
 }
 
