@@ -8,7 +8,8 @@
 # launches.tsv beside that path; each cuda row becomes
 #   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
 # (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses), plus
-# the scratch=<bytes> budget the hip row already declares, if any.
+# the scratch=<bytes> budget the hip row already declares, if any. A row for one CUDA SM only
+# (only=<sm>: a body in that SM's image alone, such as wgmma's) has no HIP twin and is skipped.
 # Folders whose .hip files include no CUDA source (the HIP gate 5 controls) are left alone.
 set -euo pipefail
 check=0
@@ -32,7 +33,7 @@ for d in "${dirs[@]}"; do
     image=${rel//\//.}
     rows+=$(awk -v image="$image" -v budgets="$budgets" '
       BEGIN { n = split(budgets, b, "\n"); for (i = 1; i <= n; ++i) { split(b[i], kv, " "); keep[kv[1]] = kv[2] } }
-      $1 == "cuda" {
+      $1 == "cuda" && $NF !~ /(^|,)only=/ {
         sym = $3; for (i = 4; i <= NF - 4; ++i) sym = sym " " $i
         gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
         if (sym ~ /^\(.*\)$/) sym = substr(sym, 2, length(sym) - 2)

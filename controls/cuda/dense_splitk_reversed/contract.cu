@@ -1,6 +1,10 @@
-// Control: the split-K decode projection meeting its slices last to first. Within every bound, never
-// the GEMV's bits: gate 3's replacement check must catch it.
+// Control: the split-K decode projection meeting its slices last to first (on the sm_90a image, the
+// wgmma form's parts: at the shapes where the launcher cuts K in two or more). Within every bound,
+// never the GEMV's bits: gate 3's replacement check must catch it.
 #include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
 
 #include "../../../kernels/common/cuda_contract.hpp"
 #include "../../../kernels/dense/gemv/gemv.cuh"
@@ -23,13 +27,15 @@ float* ws(size_t n) {
 }  // namespace
 
 KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
+  gemv_prepare<float>();
   return kc::dense::projection(kc::DType::f32)
       .served({{"m", {1, 8}}, {"n", {64, 4096}}, {"k", {64, 4096}}})
       .tile("m", 8, 1, 1)
       .tile("n", 4, 1, 1)
-      .tile("k", kTileK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
-      .launches({"dense/ctl_splitk_reversed/f32/slices_m8", "dense/ctl_splitk_reversed/f32/slices_m16", "dense/ctl_splitk_reversed/f32/slices_m32", "dense/ctl_splitk_reversed/f32/meet"})
+      .tile("k", gemv_wgmma() ? 64 : kTileK, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<float>(s["m"], s["n"], s["k"]); })
+      .launches(gemv_wgmma() ? std::vector<std::string>{"dense/ctl_splitk_reversed/f32/wgmma_parts_m8", "dense/ctl_splitk_reversed/f32/wgmma_parts_m16", "dense/ctl_splitk_reversed/f32/wgmma_parts_m32", "dense/ctl_splitk_reversed/f32/meet"}
+                             : std::vector<std::string>{"dense/ctl_splitk_reversed/f32/slices_m8", "dense/ctl_splitk_reversed/f32/slices_m16", "dense/ctl_splitk_reversed/f32/slices_m32", "dense/ctl_splitk_reversed/f32/meet"})
       .replaces("dense/gemv/f32",
                 [](const kc::Buffers& b) {
                   const kc::Shape& s = b.shape();
@@ -54,3 +60,8 @@ KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m8", (kc_gemv_bf16_slices<1
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/meet", (kc_gemv_bf16_meet<float, Fault(3)>), 256, 0);
+#if defined(__CUDACC__)  // the wgmma parts (sm_90a only; not in the HIP build of this control)
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/wgmma_parts_m8", (kc_gemv90_parts<8>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<8>());
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/wgmma_parts_m16", (kc_gemv90_parts<16>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<16>());
+KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/wgmma_parts_m32", (kc_gemv90_parts<32>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<32>());
+#endif

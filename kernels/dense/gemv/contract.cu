@@ -1,9 +1,15 @@
-// Contract of the CUDA decode projection (gemv.cuh): bf16 x and W, fp32 sums, bf16 or fp32 out.
+// Contract of the CUDA decode projection (gemv.cuh): bf16 x and W, fp32 sums, bf16 or fp32 out. Two
+// kernels, one picked at run time: on an sm_90 device whose loaded image is sm_90a the wgmma form
+// (gemv_sm90a.cuh: 64 W rows a block, K in 1, 2, 4 or 8 parts a cluster meets), everywhere else the
+// mma.sync form (16 W rows a block, 8 K slices). The entry declares the tiles, depth and launches of
+// the one this process runs; its picks name the kernel the launcher takes, which gate 3 runs at a
+// ragged shape each.
 #include "../../common/cuda_contract.hpp"
 #include "gemv.cuh"
 #include "kc/families/dense.hpp"
 
 #include <string>
+#include <vector>
 
 namespace {
 using namespace kc::dense_cu;
@@ -16,37 +22,44 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
                    kc::cu::stream_of(b));
 }
 
-// Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); K and N from 64 to
-// 16,384 (the issue's envelope); n's tile: an mma's 16 W rows; k's tile: the 1,024 the 8 slices
-// cover before repeating, in steps of 8 for 16-byte loads.
-kc::Entry gemv_entry(kc::DType out) {
+// Decode rows 1..32 (one block holds them all: m's tile is 8 x rows, an mma's or a wgmma's N step);
+// K and N from 64 to 16,384 (the issue's envelope). mma.sync: n's tile an mma's 16 W rows, k's the
+// 1,024 the 8 slices cover before repeating. wgmma: n's tile a block's 64 W rows, k's a stage's 64
+// (parts begin and end on them). k in steps of 8 for 16-byte loads.
+template <class Out> kc::Entry gemv_entry(kc::DType out) {
+  const bool wg = gemv_wgmma();
+  gemv_prepare<Out>();
   return kc::dense::projection(out)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
-      .tile("n", kRowsW, 1, 1)
-      .tile("k", kTileK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); });
+      .tile("n", wg ? 64 : kRowsW, 1, 1)
+      .tile("k", wg ? 64 : kTileK, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<Out>(s["m"], s["n"], s["k"]); })
+      .note(wg ? "wgmma form (sm_90a image)" : "mma.sync form");
 }
 
-// The launch the launcher takes at a shape (gemv_form): gate 3 runs each at a ragged shape.
+// The launch the launcher takes at a shape (gemv_form, or the wgmma form's): gate 3 runs each at a
+// ragged shape.
 template <class Out> std::string gemv_pick(const std::string& name, const kc::Shape& s) {
-  const GemvShape g = gemv_form<Out>(int(s["m"]), int(s["n"]));
+  const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
+  if (gemv_wgmma()) return name + gemv_wgmma_suffix<Out>(M, N, K);
+  const GemvShape g = gemv_form<Out>(M, N);
   return name + (g.mt == 1 ? "/m8" : g.mt == 2 ? "/m16" : g.nt == 2 ? "/m32x2" : "/m32");
+}
+std::vector<std::string> gemv_launches(const std::string& name) {
+  if (gemv_wgmma()) return gemv_wgmma_launches(name);
+  return {name + "/m8", name + "/m16", name + "/m32", name + "/m32x2"};
+}
+template <class Out> kc::Entry gemv_kernel(const std::string& name, kc::DType out) {
+  return gemv_entry<Out>(out)
+      .launches(gemv_launches(name))
+      .picks([name](const kc::Shape& s) { return gemv_pick<Out>(name, s); })
+      .launch(run_gemv<Out>);
 }
 }  // namespace
 
-KC_KERNEL("dense/gemv/bf16", cuda) {
-  return gemv_entry(kc::DType::bf16)
-      .launches({"dense/gemv/bf16/m8", "dense/gemv/bf16/m16", "dense/gemv/bf16/m32", "dense/gemv/bf16/m32x2"})
-      .picks([](const kc::Shape& s) { return gemv_pick<__nv_bfloat16>("dense/gemv/bf16", s); })
-      .launch(run_gemv<__nv_bfloat16>);
-}
-KC_KERNEL("dense/gemv/f32", cuda) {
-  return gemv_entry(kc::DType::f32)
-      .launches({"dense/gemv/f32/m8", "dense/gemv/f32/m16", "dense/gemv/f32/m32", "dense/gemv/f32/m32x2"})
-      .picks([](const kc::Shape& s) { return gemv_pick<float>("dense/gemv/f32", s); })
-      .launch(run_gemv<float>);
-}
+KC_KERNEL("dense/gemv/bf16", cuda) { return gemv_kernel<__nv_bfloat16>("dense/gemv/bf16", kc::DType::bf16); }
+KC_KERNEL("dense/gemv/f32", cuda) { return gemv_kernel<float>("dense/gemv/f32", kc::DType::f32); }
 
 // Launch records (one an instantiation the launcher picks by rows, and at 17-32 rows by N;
 // kernels/.../launches.tsv rows).
@@ -58,3 +71,19 @@ KC_CUDA_LAUNCH("dense/gemv/f32/m8", (kc_gemv_bf16<1, 1, float, Fault(0)>), 256, 
 KC_CUDA_LAUNCH("dense/gemv/f32/m16", (kc_gemv_bf16<2, 1, float, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/f32/m32", (kc_gemv_bf16<4, 1, float, Fault(0)>), 256, 0);
 KC_CUDA_LAUNCH("dense/gemv/f32/m32x2", (kc_gemv_bf16<4, 2, float, Fault(0)>), 256, 0);
+#if defined(__CUDACC__)
+// The wgmma form (sm_90a only): one an x width and part count.
+#define KC_GEMV90_LAUNCH(OUT, T, NX, C) \
+  KC_CUDA_LAUNCH("dense/gemv/" OUT "/wgmma_m" #NX "_c" #C, (kc_gemv90<NX, C, T>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<NX>())
+#define KC_GEMV90_LAUNCHES(OUT, T, NX) \
+  KC_GEMV90_LAUNCH(OUT, T, NX, 1);     \
+  KC_GEMV90_LAUNCH(OUT, T, NX, 2);     \
+  KC_GEMV90_LAUNCH(OUT, T, NX, 4);     \
+  KC_GEMV90_LAUNCH(OUT, T, NX, 8)
+KC_GEMV90_LAUNCHES("bf16", __nv_bfloat16, 8);
+KC_GEMV90_LAUNCHES("bf16", __nv_bfloat16, 16);
+KC_GEMV90_LAUNCHES("bf16", __nv_bfloat16, 32);
+KC_GEMV90_LAUNCHES("f32", float, 8);
+KC_GEMV90_LAUNCHES("f32", float, 16);
+KC_GEMV90_LAUNCHES("f32", float, 32);
+#endif

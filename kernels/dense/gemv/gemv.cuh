@@ -15,6 +15,9 @@
 // in the split-K form (gemv_splitk/), which runs the same warp_slice() a slice a block: the same
 // roundings, hence the same bits.
 // Fault plants one fault for the controls (controls/cuda/dense_*).
+// On an sm_90 device whose loaded image is sm_90a, launch_gemv and launch_gemv_splitk take the
+// wgmma form instead (gemv_sm90a.cuh: 64 W rows a block, K in parts a cluster meets); the controls'
+// faults stay in these mma.sync kernels, but for the reversed meeting, which is the split-K form's.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -22,8 +25,13 @@
 #include "../../common/kc_gpu.h"
 #include "../../common/kc_store.cuh"
 
+#include <string>
+#include <vector>
+
 #if defined(__CUDACC__)
 #include <cstdint>
+
+#include "gemv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no wgmma form
 #endif
 
 namespace kc::dense_cu {
@@ -236,20 +244,21 @@ kc_gemv_bf16_slices(const uint4* __restrict__ x, const uint4* __restrict__ w, fl
       }
 }
 
-// The split-K form's meeting: one thread an output, slices in order (reversed for the control).
+// The split-K form's meeting: one thread an output, its `parts` sums (the mma.sync form's 8 slices,
+// or the wgmma form's parts) in order (reversed for the control).
 template <class Out, kc::dense_cu::Fault F = kc::dense_cu::Fault::none>
-__global__ void __launch_bounds__(256) kc_gemv_bf16_meet(const float* __restrict__ ws, Out* __restrict__ y, int MN) {
+__global__ void __launch_bounds__(256)
+kc_gemv_bf16_meet(const float* __restrict__ ws, Out* __restrict__ y, int MN, int parts) {
   using namespace kc::dense_cu;
   const int o = blockIdx.x * 256 + threadIdx.x;
   if (o >= MN) return;
   float s;
   if (F == Fault::reversed_meet) {
-    s = ws[size_t(kSlices - 1) * MN + o];
-    for (int k = kSlices - 2; k >= 0; --k) s += ws[size_t(k) * MN + o];
+    s = ws[size_t(parts - 1) * MN + o];
+    for (int k = parts - 2; k >= 0; --k) s += ws[size_t(k) * MN + o];
   } else {
     s = ws[o];
-#pragma unroll
-    for (int k = 1; k < kSlices; ++k) s += ws[size_t(k) * MN + o];
+    for (int k = 1; k < parts; ++k) s += ws[size_t(k) * MN + o];
   }
   kc_store<Out>(y, o, s);
 }
@@ -275,6 +284,48 @@ inline double gemv_depth(long K) {
   const long per_slice = (runs + kSlices - 1) / kSlices;
   const long terms = per_slice * kRunK < K ? per_slice * kRunK : K;
   return 3.0 * double(terms) + double(kSlices - 1);
+}
+
+// Does this process run the wgmma form (an sm_90 device, the sm_90a image loaded)? Never under HIP.
+// These and the launchers below are static: they reach the wgmma form's host side, which is each
+// translation unit's own (gemv_sm90a.cuh).
+static inline bool gemv_wgmma() {
+#if defined(__CUDACC__)
+  return kc::gemv90::use();
+#else
+  return false;
+#endif
+}
+// The depth of the form launch_gemv (and the split-K form) takes at a shape on this device.
+template <class Out> static inline double gemv_depth_at(long M, long N, long K) {
+#if defined(__CUDACC__)
+  if (gemv_wgmma()) return kc::gemv90::depth(K, kc::gemv90::form<Out>(int(M), int(N), int(K)).parts);
+#endif
+  (void)M, (void)N;
+  return gemv_depth(K);
+}
+// Opts in this translation unit's wgmma kernels where it runs them (an entry is built before gate 5
+// checks each launch's dynamic shared bytes on the device).
+template <class Out> static inline void gemv_prepare() {
+#if defined(__CUDACC__)
+  if (gemv_wgmma()) (void)kc::gemv90::prepare_all<Out>();
+#endif
+}
+// The wgmma form's launch names under an entry's name, and the one it takes at a shape.
+inline std::vector<std::string> gemv_wgmma_launches(const std::string& name) {
+  std::vector<std::string> v;
+  for (int nx : {8, 16, 32})
+    for (int c : {1, 2, 4, 8}) v.push_back(name + "/wgmma_m" + std::to_string(nx) + "_c" + std::to_string(c));
+  return v;
+}
+template <class Out> static inline std::string gemv_wgmma_suffix(int M, int N, int K) {
+#if defined(__CUDACC__)
+  const kc::gemv90::Form f = kc::gemv90::form<Out>(M, N, K);
+  return "/wgmma_m" + std::to_string(f.nx) + "_c" + std::to_string(f.parts);
+#else
+  (void)M, (void)N, (void)K;
+  return "";
+#endif
 }
 
 // The grid of blocks of NT W tiles: where they walk (kWalk), every block the same number of tiles
@@ -314,7 +365,11 @@ template <class Out, Fault F = Fault::none> inline GemvShape gemv_form(int M, in
 }
 
 template <class Out, Fault F = Fault::none>
-inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
+static inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
+#if defined(__CUDACC__)
+  if constexpr (F == Fault::none)
+    if (gemv_wgmma()) return kc::gemv90::launch<Out>(x, w, y, M, N, K, st);
+#endif
   const GemvShape g = gemv_form<Out, F>(M, N);
   auto xx = static_cast<const uint4*>(x);
   auto ww = static_cast<const uint4*>(w);
@@ -324,9 +379,18 @@ inline void launch_gemv(const void* x, const void* w, Out* y, int M, int N, int 
   else launch_gemv_mt<4, 1, Out, F>(xx, ww, y, M, N, K, st);
 }
 
-// ws: kSlices * M * N floats.
+// ws: kSlices * M * N floats (the wgmma form's parts are at most as many).
 template <class Out, Fault F = Fault::none>
-inline void launch_gemv_splitk(const void* x, const void* w, float* ws, Out* y, int M, int N, int K, cudaStream_t st) {
+static inline void launch_gemv_splitk(const void* x, const void* w, float* ws, Out* y, int M, int N, int K, cudaStream_t st) {
+  static_assert(kSlices >= 8, "the wgmma form meets up to 8 parts in the same workspace");
+  const int MN = M * N;
+#if defined(__CUDACC__)
+  if (gemv_wgmma()) {
+    const int parts = kc::gemv90::launch_parts<Out>(x, w, ws, M, N, K, st);
+    kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN, parts);
+    return;
+  }
+#endif
   const GemvShape g = gemv_shape(M);
   const dim3 grid((N + kRowsW * g.nt - 1) / (kRowsW * g.nt), kSlices, (M + kRowsX * g.mt - 1) / (kRowsX * g.mt));
   auto xx = static_cast<const uint4*>(x);
@@ -334,8 +398,7 @@ inline void launch_gemv_splitk(const void* x, const void* w, float* ws, Out* y, 
   if (g.mt == 1) kc_gemv_bf16_slices<1, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
   else if (g.mt == 2) kc_gemv_bf16_slices<2, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
   else kc_gemv_bf16_slices<4, 1><<<grid, 32, 0, st>>>(xx, ww, ws, M, N, K);
-  const int MN = M * N;
-  kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN);
+  kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN, kSlices);
 }
 
 }  // namespace kc::dense_cu

@@ -1,10 +1,12 @@
 // Contract of the split-K decode projection: the GEMV's 8 K slices as blocks of their own (a warp
 // each: more blocks for narrow W), met in slice order from a workspace by a second launch: a
-// replacement bit-equal to dense/gemv (the same mma chains, the same meeting order, no atomics).
+// replacement bit-equal to dense/gemv (the same mma chains, the same meeting order, no atomics). On the
+// sm_90a image the GEMV's wgmma parts run as blocks without a cluster and meet the same way.
 #include <cuda_runtime.h>
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "../../common/cuda_contract.hpp"
 #include "../gemv/gemv.cuh"
@@ -54,38 +56,45 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
                    kc::cu::stream_of(b));
 }
 
-kc::Entry splitk_entry(kc::DType out) {
+// The GEMV's envelope and tiles (gemv/contract.cu) for the form this process runs.
+template <class Out> kc::Entry splitk_entry(kc::DType out) {
+  const bool wg = gemv_wgmma();
+  gemv_prepare<Out>();
   return kc::dense::projection(out)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
-      .tile("n", kRowsW, 1, 1)
-      .tile("k", kTileK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth(s["k"]); })
+      .tile("n", wg ? 64 : kRowsW, 1, 1)
+      .tile("k", wg ? 64 : kTileK, 8, 8)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<Out>(s["m"], s["n"], s["k"]); })
+      .note(wg ? "wgmma parts (sm_90a image)" : "mma.sync slices")
       .release([] { workspace().release(); });
 }
-// The slices' launch at a shape (by rows; the meeting runs at every shape).
+// The slices' (or parts') launch at a shape, by rows; the meeting runs at every shape.
 std::string splitk_pick(const std::string& name, const kc::Shape& s) {
-  const int mt = gemv_shape(int(s["m"])).mt;
+  const int M = int(s["m"]);
+  if (gemv_wgmma()) return name + "/wgmma_parts_m" + std::to_string(M <= 8 ? 8 : M <= 16 ? 16 : 32);
+  const int mt = gemv_shape(M).mt;
   return name + (mt == 1 ? "/slices_m8" : mt == 2 ? "/slices_m16" : "/slices_m32");
+}
+std::vector<std::string> splitk_forms(const std::string& name) {
+  if (gemv_wgmma()) return {name + "/wgmma_parts_m8", name + "/wgmma_parts_m16", name + "/wgmma_parts_m32"};
+  return {name + "/slices_m8", name + "/slices_m16", name + "/slices_m32"};
+}
+template <class Out> kc::Entry splitk_kernel(const std::string& name, const std::string& gemv, kc::DType out) {
+  std::vector<std::string> all = splitk_forms(name);
+  all.push_back(name + "/meet");
+  return splitk_entry<Out>(out)
+      .replaces(gemv, run_gemv<Out>)
+      .launches(all)
+      .picks(splitk_forms(name), [name](const kc::Shape& s) { return splitk_pick(name, s); })
+      .launch(run_splitk<Out>);
 }
 }  // namespace
 
 KC_KERNEL("dense/gemv_splitk/bf16", cuda) {
-  return splitk_entry(kc::DType::bf16)
-      .replaces("dense/gemv/bf16", run_gemv<__nv_bfloat16>)
-      .launches({"dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/slices_m16", "dense/gemv_splitk/bf16/slices_m32", "dense/gemv_splitk/bf16/meet"})
-      .picks({"dense/gemv_splitk/bf16/slices_m8", "dense/gemv_splitk/bf16/slices_m16", "dense/gemv_splitk/bf16/slices_m32"},
-             [](const kc::Shape& s) { return splitk_pick("dense/gemv_splitk/bf16", s); })
-      .launch(run_splitk<__nv_bfloat16>);
+  return splitk_kernel<__nv_bfloat16>("dense/gemv_splitk/bf16", "dense/gemv/bf16", kc::DType::bf16);
 }
-KC_KERNEL("dense/gemv_splitk/f32", cuda) {
-  return splitk_entry(kc::DType::f32)
-      .replaces("dense/gemv/f32", run_gemv<float>)
-      .launches({"dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/slices_m16", "dense/gemv_splitk/f32/slices_m32", "dense/gemv_splitk/f32/meet"})
-      .picks({"dense/gemv_splitk/f32/slices_m8", "dense/gemv_splitk/f32/slices_m16", "dense/gemv_splitk/f32/slices_m32"},
-             [](const kc::Shape& s) { return splitk_pick("dense/gemv_splitk/f32", s); })
-      .launch(run_splitk<float>);
-}
+KC_KERNEL("dense/gemv_splitk/f32", cuda) { return splitk_kernel<float>("dense/gemv_splitk/f32", "dense/gemv/f32", kc::DType::f32); }
 
 // Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
 KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0);
@@ -96,3 +105,12 @@ KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m8", (kc_gemv_bf16_slices<1, 1>), 3
 KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/gemv_splitk/f32/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0);
 KC_CUDA_LAUNCH("dense/gemv_splitk/f32/meet", (kc_gemv_bf16_meet<float, Fault(0)>), 256, 0);
+#if defined(__CUDACC__)
+// The wgmma form's parts (sm_90a only), one an x width; the output type is the meeting's.
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/wgmma_parts_m8", (kc_gemv90_parts<8>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<8>());
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/wgmma_parts_m16", (kc_gemv90_parts<16>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<16>());
+KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/wgmma_parts_m32", (kc_gemv90_parts<32>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<32>());
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/wgmma_parts_m8", (kc_gemv90_parts<8>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<8>());
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/wgmma_parts_m16", (kc_gemv90_parts<16>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<16>());
+KC_CUDA_LAUNCH("dense/gemv_splitk/f32/wgmma_parts_m32", (kc_gemv90_parts<32>), kc::gemv90::kThreads, kc::gemv90::smem_bytes<32>());
+#endif
