@@ -5,7 +5,9 @@
 #      device, the absent backends' gate 5 controls) and gate 5 from the binaries: its SUMMARY lines;
 #   2. the planted illegal address through the command line (the entries after it run on in fresh
 #      processes and count in one SUMMARY);
-#   3. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
+#   3. the dense entries again with KC_CUDA_NO_WGMMA=1: the mma.sync forms every SM but sm_90a runs
+#      (the GEMV's and the prompt GEMM's), checked on this GPU too;
+#   4. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS.
 # The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
 # 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
@@ -35,6 +37,9 @@ grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/contract.log" | cut -c1-400
 
 step planted 120 "$B/bin/planted-contract" --backend cuda --no-limits --timeout 20
 grep -E "^(ERROR|FAIL|GREEN|RED)|fresh process|SUMMARY" "$O/planted.log" | cut -c1-300
+
+KC_CUDA_NO_WGMMA=1 step mma_sync 300 "$B/bin/kernel-contract" --only dense --backend cuda
+grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
 
 if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
   bt=${KC_BENCH_TIMEOUT:-120}
