@@ -318,6 +318,14 @@ inline std::vector<std::string> gemv_wgmma_launches(const std::string& name) {
     for (int c : {1, 2, 4, 8}) v.push_back(name + "/wgmma_m" + std::to_string(nx) + "_c" + std::to_string(c));
   return v;
 }
+static inline std::string gemv_wgmma_parts_suffix(int M) {  // the split-K form's, by rows
+#if defined(__CUDACC__)
+  return "/wgmma_parts_m" + std::to_string(kc::gemv90::nx_of(M));
+#else
+  (void)M;
+  return "";
+#endif
+}
 template <class Out> static inline std::string gemv_wgmma_suffix(int M, int N, int K) {
 #if defined(__CUDACC__)
   const kc::gemv90::Form f = kc::gemv90::form<Out>(M, N, K);
@@ -382,9 +390,9 @@ static inline void launch_gemv(const void* x, const void* w, Out* y, int M, int 
 // ws: kSlices * M * N floats (the wgmma form's parts are at most as many).
 template <class Out, Fault F = Fault::none>
 static inline void launch_gemv_splitk(const void* x, const void* w, float* ws, Out* y, int M, int N, int K, cudaStream_t st) {
-  static_assert(kSlices >= 8, "the wgmma form meets up to 8 parts in the same workspace");
   const int MN = M * N;
 #if defined(__CUDACC__)
+  static_assert(kc::gemv90::kMaxParts <= kSlices, "the wgmma form's parts meet in the same workspace");
   if (gemv_wgmma()) {
     const int parts = kc::gemv90::launch_parts<Out>(x, w, ws, M, N, K, st);
     kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN, parts);

@@ -34,6 +34,7 @@ namespace kc::gemv90 {
 constexpr int kRows = 64;     // W rows of a block (wgmma's M)
 constexpr int kStep = 64;     // k a stage holds (128 bytes a row: the swizzle's width)
 constexpr int kThreads = 128; // one warpgroup
+constexpr int kMaxParts = 8;  // parts of K a tile's cluster may have (8 is the portable cluster size)
 // x rows a launch carries (wgmma's N) by rows served.
 inline int nx_of(int M) { return M <= 8 ? 8 : M <= 16 ? 16 : 32; }
 template <int NX> __host__ __device__ constexpr int stages() { return NX == 8 ? 12 : NX == 16 ? 8 : 6; }
@@ -251,6 +252,7 @@ template <int NX, int C, class Out> inline int clusters_at_once() {
   return n;
 }
 template <int NX, class Out> inline int parts_for(int tiles, int steps) {
+  static_assert(kMaxParts == 8, "the part counts tried below");
   if (steps >= 8 && tiles <= clusters_at_once<NX, 8, Out>()) return 8;
   if (steps >= 4 && tiles <= clusters_at_once<NX, 4, Out>()) return 4;
   if (steps >= 2 && tiles <= clusters_at_once<NX, 2, Out>()) return 2;
@@ -276,17 +278,20 @@ inline double depth(long K, int parts) {
   return 3.0 * double(terms) + double(parts - 1);
 }
 
+// One kernel of the form (opted in first: a failed opt-in shows as the launch's error).
+template <int NX, int C, class Out>
+inline void launch_c(const __nv_bfloat16* x, const __nv_bfloat16* w, Out* y, int M, int N, int K, cudaStream_t st) {
+  (void)ready<NX, C, Out>();
+  const unsigned blocks = unsigned((N + kRows - 1) / kRows) * unsigned(C);
+  kc_gemv90<NX, C, Out><<<blocks, kThreads, smem_bytes<NX>(), st>>>(x, w, y, M, N, K);
+}
 template <int NX, class Out>
 inline void launch_nx(const __nv_bfloat16* x, const __nv_bfloat16* w, Out* y, int M, int N, int K, int C,
                       cudaStream_t st) {
-  const unsigned blocks = unsigned((N + kRows - 1) / kRows) * unsigned(C);
-  auto go = [&](auto kernel, bool) {  // a failed opt-in shows as the launch's error
-    kernel<<<blocks, kThreads, smem_bytes<NX>(), st>>>(x, w, y, M, N, K);
-  };
-  if (C == 8) go(kc_gemv90<NX, 8, Out>, ready<NX, 8, Out>());
-  else if (C == 4) go(kc_gemv90<NX, 4, Out>, ready<NX, 4, Out>());
-  else if (C == 2) go(kc_gemv90<NX, 2, Out>, ready<NX, 2, Out>());
-  else go(kc_gemv90<NX, 1, Out>, ready<NX, 1, Out>());
+  if (C == 8) launch_c<NX, 8, Out>(x, w, y, M, N, K, st);
+  else if (C == 4) launch_c<NX, 4, Out>(x, w, y, M, N, K, st);
+  else if (C == 2) launch_c<NX, 2, Out>(x, w, y, M, N, K, st);
+  else launch_c<NX, 1, Out>(x, w, y, M, N, K, st);
 }
 template <class Out> inline void launch(const void* xv, const void* wv, Out* y, int M, int N, int K, cudaStream_t st) {
   const Form f = form<Out>(M, N, K);

@@ -72,7 +72,7 @@ template <class Out> kc::Entry splitk_entry(kc::DType out) {
 // The slices' (or parts') launch at a shape, by rows; the meeting runs at every shape.
 std::string splitk_pick(const std::string& name, const kc::Shape& s) {
   const int M = int(s["m"]);
-  if (gemv_wgmma()) return name + "/wgmma_parts_m" + std::to_string(M <= 8 ? 8 : M <= 16 ? 16 : 32);
+  if (gemv_wgmma()) return name + gemv_wgmma_parts_suffix(M);
   const int mt = gemv_shape(M).mt;
   return name + (mt == 1 ? "/slices_m8" : mt == 2 ? "/slices_m16" : "/slices_m32");
 }
