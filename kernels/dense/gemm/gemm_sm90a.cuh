@@ -5,8 +5,7 @@
 // steps through a ring of S stages filled by cp.async (every thread copies; zero-fill
 // makes the ragged M, N and K edges, K a multiple of 8) in the 128-byte swizzled layout wgmma reads
 // (a 16-byte chunk's index XORed with its row's low 3 bits, rows of 128 bytes, 1 KiB-aligned
-// stages). S - 2 tiles are in flight ahead of the one being multiplied while the previous tile's
-// wgmma may still run, so a stage is refilled only after every warpgroup has waited for it. S is 4
+// stages), S - 2 tiles in flight (wgmma_ring). S is 4
 // for 256-wide tiles (48 KiB a stage) and 6 for 128-wide ones (32 KiB): a 128-wide tile is the shape
 // of few rows, one block an SM, where loads issued further ahead keep the tensor cores fed.
 // The body exists only in the sm_90a image; elsewhere the kernel traps, and the launcher never runs
@@ -55,6 +54,34 @@ template <int N, int R> __device__ __forceinline__ void wg_wait(float (&d)[R]) {
   for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// K through a ring of S shared-memory stages filled by cp.async, the rhythm of every wgmma kernel
+// here: S - 2 steps are in flight ahead of the one being multiplied while the previous step's wgmma
+// may still run, so a stage is refilled only after every warpgroup has waited for it. load(stage,
+// step) issues a step's copies (every thread); mma(stage) issues the step's wgmma into d (between
+// the fence and the commit). Returns with every copy landed and every wgmma finished.
+template <int S, int R, class Load, class Mma>
+__device__ __forceinline__ void wgmma_ring(int steps, float (&d)[R], Load&& load, Mma&& mma) {
+#pragma unroll
+  for (int s = 0; s < S - 2; ++s) {
+    if (s < steps) load(s, s);
+    kc::gemm_cu::cp_commit();
+  }
+  for (int st = 0; st < steps; ++st) {
+    kc::gemm_cu::cp_wait<S - 3>();  // this thread's copies of step st have landed
+    fence_async_shared();           // ... and are visible to wgmma's reads
+    __syncthreads();                // every thread's copies; every warpgroup's wgmma of step st - 2 finished
+    const int nx = st + S - 2;      // into the stage of step st - 2
+    if (nx < steps) load(nx % S, nx);
+    kc::gemm_cu::cp_commit();
+    wg_fence();
+    mma(st % S);
+    wg_commit();
+    wg_wait<1>(d);
+  }
+  wg_wait<0>(d);
+  kc::gemm_cu::cp_wait<0>();
+}
 
 // One wgmma m64n256k16 (bf16 in, fp32 accumulate) of a warpgroup: d += A B^T, A and B from shared
 // memory through descriptors; scale_d 0 starts from zero. (Operand list written out: inline PTX has
@@ -139,30 +166,14 @@ kc_gemm_wgmma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restri
 #pragma unroll
   for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
 
-#pragma unroll
-  for (int s = 0; s < S - 2; ++s) {
-    if (s < ktiles) load(s, s);
-    kc::gemm_cu::cp_commit();
-  }
-  for (int kt = 0; kt < ktiles; ++kt) {
-    kc::gemm_cu::cp_wait<S - 3>();  // this thread's copies of tile kt have landed
-    fence_async_shared();                 // ... and are visible to wgmma's reads
-    __syncthreads();  // every thread's copies; every warpgroup's wgmma of tile kt - 2 finished
-    const int nk = kt + S - 2;  // into the stage of tile kt - 2
-    if (nk < ktiles) load(nk % S, nk);
-    kc::gemm_cu::cp_commit();
-    const uint32_t sa = sbase + (kt % S) * stage_bytes<BN>() + wg * 64 * 128, sb = sbase + (kt % S) * stage_bytes<BN>() + kABytes;
-    wg_fence();
+  wgmma_ring<S>(ktiles, d, load, [&](int stage) {
+    const uint32_t sa = sbase + stage * stage_bytes<BN>() + wg * 64 * 128, sb = sbase + stage * stage_bytes<BN>() + kABytes;
 #pragma unroll
     for (int kk = 0; kk < kBK / 16; ++kk) {
       if constexpr (BN == 256) wgmma_m64n256k16(d, desc128(sa + kk * 32), desc128(sb + kk * 32), 1);
       else wgmma_m64n128k16(d, desc128(sa + kk * 32), desc128(sb + kk * 32), 1);
     }
-    wg_commit();
-    wg_wait<1>(d);
-  }
-  wg_wait<0>(d);
-  kc::gemm_cu::cp_wait<0>();
+  });
 
   const int r = bm + wg * 64 + (warp % 4) * 16 + lane / 4;
 #pragma unroll

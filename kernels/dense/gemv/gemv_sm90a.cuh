@@ -6,10 +6,11 @@
 //
 // A block is one warpgroup: one 64-row W tile and one of C parts of K (parts of ceil(steps / C) steps of
 // 64 k, the last perhaps shorter or empty). It streams its part through a ring of S stages filled by
-// cp.async (W's 64 x 64 and x's NX x 64 of a step, 128-byte swizzled as wgmma reads them), S - 2 steps
-// in flight while a step's 4 wgmma m64nNXk16 run. The C blocks of a tile are one thread-block cluster:
-// parts 1..C-1 leave their accumulators in their shared memory, part 0 adds them to its own in part
-// order (part 0 + part 1 + ... + part C-1) through distributed shared memory and stores.
+// cp.async (W's 64 x 64 and x's NX x 64 of a step, 128-byte swizzled as wgmma reads them; the prompt
+// GEMM's wgmma_ring), S - 2 steps in flight while a step's 4 wgmma m64nNXk16 run. The C blocks of a
+// tile are one thread-block cluster: parts 1..C-1 leave their accumulators in their shared memory,
+// part 0 adds them to its own in part order (part 0 + part 1 + ... + part C-1) through distributed
+// shared memory and stores.
 // Summation order, per output: a wgmma chain over the part's k in increasing order (fp32 accumulator),
 // then the parts in order. The split-K form (gemv_splitk/) runs the same parts as blocks without a
 // cluster, each storing its accumulators to a workspace, and meets them in the same order: the same
@@ -101,27 +102,11 @@ __device__ __forceinline__ void part_chain(const __nv_bfloat16* __restrict__ x, 
   };
 #pragma unroll
   for (int i = 0; i < NX / 2; ++i) d[i] = 0.f;
-#pragma unroll
-  for (int s = 0; s < S - 2; ++s) {
-    if (s < steps) load(s, s);
-    kc::gemm_cu::cp_commit();
-  }
-  for (int st = 0; st < steps; ++st) {
-    kc::gemm_cu::cp_wait<S - 3>();  // this thread's copies of step st have landed
-    fence_async_shared();           // ... and are visible to wgmma
-    __syncthreads();                // every thread's; the wgmma of step st - 2 has finished with its stage
-    const int nx = st + S - 2;
-    if (nx < steps) load(nx % S, nx);
-    kc::gemm_cu::cp_commit();
-    const uint32_t sa = sbase + (st % S) * stage_bytes<NX>(), sb = sa + kRows * 128;
-    wg_fence();
+  wgmma_ring<S>(steps, d, load, [&](int stage) {
+    const uint32_t sa = sbase + stage * stage_bytes<NX>(), sb = sa + kRows * 128;
 #pragma unroll
     for (int kk = 0; kk < kStep / 16; ++kk) wgmma_nx<NX>(d, desc128(sa + kk * 32), desc128(sb + kk * 32));
-    wg_commit();
-    wg_wait<1>(d);
-  }
-  wg_wait<0>(d);
-  kc::gemm_cu::cp_wait<0>();
+  });
 }
 
 // Output (m, n) of accumulator i held by this thread.
