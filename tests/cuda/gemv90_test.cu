@@ -113,6 +113,23 @@ void every_part_count(const std::vector<uint16_t>& hx, const std::vector<uint16_
   check<NX, 8, Out>(hx, hw, x, w, M, N, K);
 }
 
+// Host only (runs without a GPU): the x width by rows, and the depth gate 3's bound takes from the
+// part count, against hand counts (3 roundings a k of the longest part's chain, then C - 1 adds).
+TEST(Gemv90, XWidthAndDepthMatchHandCounts) {
+  EXPECT_EQ(kc::gemv90::nx_of(1), 8);
+  EXPECT_EQ(kc::gemv90::nx_of(8), 8);
+  EXPECT_EQ(kc::gemv90::nx_of(9), 16);
+  EXPECT_EQ(kc::gemv90::nx_of(16), 16);
+  EXPECT_EQ(kc::gemv90::nx_of(17), 32);
+  EXPECT_EQ(kc::gemv90::nx_of(32), 32);
+  EXPECT_EQ(kc::gemv90::depth(4096, 1), 3.0 * 4096);          // one chain over every k
+  EXPECT_EQ(kc::gemv90::depth(4096, 4), 3.0 * 1024 + 3);      // 16 steps, 4 a part
+  EXPECT_EQ(kc::gemv90::depth(200, 2), 3.0 * 128 + 1);        // 4 steps (the last 8 k), 2 a part
+  EXPECT_EQ(kc::gemv90::depth(1000, 8), 3.0 * 128 + 7);       // 16 steps, 2 a part
+  EXPECT_EQ(kc::gemv90::depth(40, 8), 3.0 * 40 + 7);          // one short step; parts 1..7 empty
+  EXPECT_EQ(kc::gemv90::depth(100, 8), 3.0 * 64 + 7);         // 2 steps: the first part's 64 k
+}
+
 TEST(Gemv90, ClusterMeetingEqualsPartsAtEveryPartCount) {
   int n = 0;
   const bool device = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
