@@ -24,6 +24,12 @@ float* ws(size_t n) {
   }
   return g_ws;
 }
+// The split-K form's launches for the form this process runs, then the (reversed) meeting.
+std::vector<std::string> launches() {
+  std::vector<std::string> v = gemv_splitk_forms("dense/ctl_splitk_reversed/f32");
+  v.push_back("dense/ctl_splitk_reversed/f32/meet");
+  return v;
+}
 }  // namespace
 
 KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
@@ -32,10 +38,9 @@ KC_CONTROL("dense/ctl_splitk_reversed/f32", cuda) {
       .served({{"m", {1, 8}}, {"n", {64, 4096}}, {"k", {64, 4096}}})
       .tile("m", 8, 1, 1)
       .tile("n", 4, 1, 1)
-      .tile("k", gemv_wgmma() ? 64 : kTileK, 8, 8)
+      .tile("k", gemv_tile_k(), 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<float>(s["m"], s["n"], s["k"]); })
-      .launches(gemv_wgmma() ? std::vector<std::string>{"dense/ctl_splitk_reversed/f32/wgmma_parts_m8", "dense/ctl_splitk_reversed/f32/wgmma_parts_m16", "dense/ctl_splitk_reversed/f32/wgmma_parts_m32", "dense/ctl_splitk_reversed/f32/meet"}
-                             : std::vector<std::string>{"dense/ctl_splitk_reversed/f32/slices_m8", "dense/ctl_splitk_reversed/f32/slices_m16", "dense/ctl_splitk_reversed/f32/slices_m32", "dense/ctl_splitk_reversed/f32/meet"})
+      .launches(launches())
       .replaces("dense/gemv/f32",
                 [](const kc::Buffers& b) {
                   const kc::Shape& s = b.shape();

@@ -5,8 +5,7 @@
 // the one this process runs; its picks name the kernel the launcher takes, which gate 3 runs at a
 // ragged shape each.
 #include "../../common/cuda_contract.hpp"
-#include "gemv.cuh"
-#include "kc/families/dense.hpp"
+#include "gemv_entry.hpp"
 
 #include <string>
 #include <vector>
@@ -22,22 +21,6 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
                    kc::cu::stream_of(b));
 }
 
-// Decode rows 1..32 (one block holds them all: m's tile is 8 x rows, an mma's or a wgmma's N step);
-// K and N from 64 to 16,384 (the issue's envelope). mma.sync: n's tile an mma's 16 W rows, k's the
-// 1,024 the 8 slices cover before repeating. wgmma: n's tile a block's 64 W rows, k's a stage's 64
-// (parts begin and end on them). k in steps of 8 for 16-byte loads.
-template <class Out> kc::Entry gemv_entry(kc::DType out) {
-  const bool wg = gemv_wgmma();
-  gemv_prepare<Out>();
-  return kc::dense::projection(out)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
-      .tile("m", kRowsX, 1, 1)
-      .tile("n", wg ? 64 : kRowsW, 1, 1)
-      .tile("k", wg ? 64 : kTileK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<Out>(s["m"], s["n"], s["k"]); })
-      .note(wg ? "wgmma form (sm_90a image)" : "mma.sync form");
-}
-
 // The launch the launcher takes at a shape (gemv_form, or the wgmma form's): gate 3 runs each at a
 // ragged shape.
 template <class Out> std::string gemv_pick(const std::string& name, const kc::Shape& s) {
@@ -51,7 +34,7 @@ std::vector<std::string> gemv_launches(const std::string& name) {
   return {name + "/m8", name + "/m16", name + "/m32", name + "/m32x2"};
 }
 template <class Out> kc::Entry gemv_kernel(const std::string& name, kc::DType out) {
-  return gemv_entry<Out>(out)
+  return gemv_projection<Out>(out)
       .launches(gemv_launches(name))
       .picks([name](const kc::Shape& s) { return gemv_pick<Out>(name, s); })
       .launch(run_gemv<Out>);

@@ -311,6 +311,16 @@ template <class Out> static inline void gemv_prepare() {
   if (gemv_wgmma()) (void)kc::gemv90::prepare_all<Out>();
 #endif
 }
+// The tiles the entries declare for the form this process runs: mma.sync, an mma's 16 W rows and the
+// 1,024 k the 8 slices cover before repeating; wgmma, a block's 64 W rows and a stage's 64 k (parts
+// begin and end on them).
+static inline int gemv_tile_n() { return gemv_wgmma() ? 64 : kRowsW; }
+static inline int gemv_tile_k() { return gemv_wgmma() ? 64 : kTileK; }
+// The split-K form's launches that differ by rows (its meeting runs beside each), under an entry's name.
+static inline std::vector<std::string> gemv_splitk_forms(const std::string& name) {
+  if (gemv_wgmma()) return {name + "/wgmma_parts_m8", name + "/wgmma_parts_m16", name + "/wgmma_parts_m32"};
+  return {name + "/slices_m8", name + "/slices_m16", name + "/slices_m32"};
+}
 // The wgmma form's launch names under an entry's name, and the one it takes at a shape.
 inline std::vector<std::string> gemv_wgmma_launches(const std::string& name) {
   std::vector<std::string> v;

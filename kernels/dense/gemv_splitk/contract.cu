@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "../../common/cuda_contract.hpp"
-#include "../gemv/gemv.cuh"
-#include "kc/families/dense.hpp"
+#include "../gemv/gemv_entry.hpp"
 
 namespace {
 using namespace kc::dense_cu;
@@ -56,19 +55,6 @@ template <class Out> void run_gemv(const kc::Buffers& b) {
                    kc::cu::stream_of(b));
 }
 
-// The GEMV's envelope and tiles (gemv/contract.cu) for the form this process runs.
-template <class Out> kc::Entry splitk_entry(kc::DType out) {
-  const bool wg = gemv_wgmma();
-  gemv_prepare<Out>();
-  return kc::dense::projection(out)
-      .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
-      .tile("m", kRowsX, 1, 1)
-      .tile("n", wg ? 64 : kRowsW, 1, 1)
-      .tile("k", wg ? 64 : kTileK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemv_depth_at<Out>(s["m"], s["n"], s["k"]); })
-      .note(wg ? "wgmma parts (sm_90a image)" : "mma.sync slices")
-      .release([] { workspace().release(); });
-}
 // The slices' (or parts') launch at a shape, by rows; the meeting runs at every shape.
 std::string splitk_pick(const std::string& name, const kc::Shape& s) {
   const int M = int(s["m"]);
@@ -76,17 +62,14 @@ std::string splitk_pick(const std::string& name, const kc::Shape& s) {
   const int mt = gemv_shape(M).mt;
   return name + (mt == 1 ? "/slices_m8" : mt == 2 ? "/slices_m16" : "/slices_m32");
 }
-std::vector<std::string> splitk_forms(const std::string& name) {
-  if (gemv_wgmma()) return {name + "/wgmma_parts_m8", name + "/wgmma_parts_m16", name + "/wgmma_parts_m32"};
-  return {name + "/slices_m8", name + "/slices_m16", name + "/slices_m32"};
-}
 template <class Out> kc::Entry splitk_kernel(const std::string& name, const std::string& gemv, kc::DType out) {
-  std::vector<std::string> all = splitk_forms(name);
+  std::vector<std::string> all = gemv_splitk_forms(name);
   all.push_back(name + "/meet");
-  return splitk_entry<Out>(out)
+  return gemv_projection<Out>(out)
+      .release([] { workspace().release(); })
       .replaces(gemv, run_gemv<Out>)
       .launches(all)
-      .picks(splitk_forms(name), [name](const kc::Shape& s) { return splitk_pick(name, s); })
+      .picks(gemv_splitk_forms(name), [name](const kc::Shape& s) { return splitk_pick(name, s); })
       .launch(run_splitk<Out>);
 }
 }  // namespace
