@@ -8,7 +8,10 @@ namespace kc::dense_cu {
 
 // Decode rows 1..32 (one block holds them all: m's tile is 8 x rows, an mma's or a wgmma's N step);
 // K and N from 64 to 16,384 (the envelope); k in steps of 8 for 16-byte loads.
-template <class Out> kc::Entry gemv_projection(kc::DType out) {
+// Static: it opts in this translation unit's own wgmma kernels (gemv_prepare). With external linkage
+// the linker kept one unit's copy for both contracts, and the other's kernels went to gate 5 not
+// opted in (the H200 run of c3caea7: dense/gemv_splitk/bf16's wgmma parts at 49,152 bytes).
+template <class Out> static kc::Entry gemv_projection(kc::DType out) {
   gemv_prepare<Out>();
   return kc::dense::projection(out)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {64, 4096, 16384}}})
