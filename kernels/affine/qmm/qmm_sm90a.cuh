@@ -255,6 +255,8 @@ namespace kc::qmm90 {
 // steps a group along y's chain (y = s t + (b (sum x) + y)), and the last fused multiply.
 inline double qmm_depth(long K, int group) { return 3.0 * group + 2.0 * double(K / group) + 1; }
 
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+namespace {
 template <int BITS, int GROUP, class Out> inline cudaError_t prepare() {
   return cudaFuncSetAttribute(kc_affine_qmm_wgmma<BITS, GROUP, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               smem_bytes<BITS>());
@@ -267,4 +269,5 @@ inline void launch(const void* x, const void* q, const void* s, const void* b, c
       static_cast<const __nv_bfloat16*>(x), static_cast<const uint32_t*>(q), static_cast<const uint16_t*>(s),
       static_cast<const uint16_t*>(b), xs, y, M, N, K);
 }
+}  // namespace
 }  // namespace kc::qmm90

@@ -196,6 +196,8 @@ kc_affine_qmm_ws(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict
 }
 
 namespace kc::qmmws {
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+namespace {
 template <int BITS, int GROUP, class Out> inline cudaError_t prepare() {
   return cudaFuncSetAttribute(kc_affine_qmm_ws<BITS, GROUP, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               smem_bytes<BITS>());
@@ -208,4 +210,5 @@ inline void launch(const void* x, const void* q, const void* s, const void* b, c
       static_cast<const __nv_bfloat16*>(x), static_cast<const uint32_t*>(q), static_cast<const uint16_t*>(s),
       static_cast<const uint16_t*>(b), xs, y, M, N, K);
 }
+}  // namespace
 }  // namespace kc::qmmws

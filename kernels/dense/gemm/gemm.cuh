@@ -188,6 +188,8 @@ namespace kc::gemm_cu {
 // of the K terms is counted as up to three fp32 roundings: a deliberately wide chain.
 inline double gemm_depth(long K) { return 3.0 * double(K) + 16; }
 
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+namespace {
 template <class C, class Out> inline cudaError_t prepare_gemm_cfg() {
   return cudaFuncSetAttribute(kc_gemm_mma<C, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
 }
@@ -202,5 +204,6 @@ template <class Out>
 inline void launch_gemm(const void* x, const void* w, Out* y, int M, int N, int K, cudaStream_t st) {
   launch_gemm_cfg<Main, Out>(x, w, y, M, N, K, st);
 }
+}  // namespace
 
 }  // namespace kc::gemm_cu

@@ -206,6 +206,8 @@ static inline bool image_has_wgmma() {
   }
   return v == 1;
 }
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+namespace {
 // The tile width a shape takes: 256 unless that gives at most one block for every two SMs, then 128
 // (H200: 512 x 4,096 runs at 73% of cuBLAS with 128-wide tiles of 6 stages, 69% with 4, 49% with
 // 256; 1,024 x 4,096 at 80% with 256, 69% with 128).
@@ -238,4 +240,5 @@ template <class Out> inline void launch(const void* x, const void* w, Out* y, in
   if (tile_n(M, N) == 256) launch_bn<256, Out>(x, w, y, M, N, K, st);
   else launch_bn<128, Out>(x, w, y, M, N, K, st);
 }
+}  // namespace
 }  // namespace kc::gemm90
