@@ -173,6 +173,16 @@ TEST(Gates, ShapesRunEveryLaunchFormRagged) {
   EXPECT_NE(ok[Gate::shapes].detail.find("toy/forms/wide at rows:1/cols:136"), std::string::npos) << ok[Gate::shapes].detail;
 }
 
+// Gates 1, 2 and 4 run every launch form too: a form neither extreme shape takes, which drops NaN, is
+// caught by gate 1 at the smallest searched shape that takes it.
+TEST(Gates, NonfiniteRunsEveryLaunchForm) {
+  auto v = verdicts("toy/forms/mid_drops_nan");
+  EXPECT_EQ(v[Gate::nonfinite].status, Status::fail) << v[Gate::nonfinite].detail;
+  EXPECT_EQ(v[Gate::nonfinite].shape, "rows:1/cols:72") << v[Gate::nonfinite].detail;
+  EXPECT_EQ(v[Gate::repeat].status, Status::pass) << v[Gate::repeat].detail;
+  EXPECT_NE(v[Gate::repeat].detail.find("at 3 shapes"), std::string::npos) << v[Gate::repeat].detail;
+}
+
 TEST(Gates, PickOfAnUnlistedLaunchIsAnError) {
   auto v = verdicts("toy/forms/misnamed");
   EXPECT_EQ(v[Gate::shapes].status, Status::error) << v[Gate::shapes].detail;

@@ -127,6 +127,25 @@ KC_KERNEL("toy/forms/unpicked", cpu) { return forms_env().launch(scale_wide_drop
 static const std::vector<std::string> forms = {"toy/forms/narrow", "toy/forms/wide"};
 KC_KERNEL("toy/forms/picked", cpu) { return forms_env().picks(forms_pick).launch(scale_wide_drops_tail); }
 KC_KERNEL("toy/forms/picked_ok", cpu) { return forms_env().picks(forms, forms_pick).launch(toy::scale_kernel); }
+// Three forms, the middle one (65..128 columns) dropping NaN to 0: neither extreme shape (16 and 256
+// columns) takes it, so only gates 1, 2 and 4 running every form see it.
+static void scale_mid_drops_nan(const Buffers& b) {
+  toy::scale_kernel(b);
+  const int64_t rows = b.shape()["rows"], cols = b.shape()["cols"];
+  if (cols > 64 && cols <= 128)
+    for (int64_t i = 0; i < rows * cols; ++i)
+      if (std::isnan(b.out<float>("y")[i])) b.out<float>("y")[i] = 0;
+}
+KC_KERNEL("toy/forms/mid_drops_nan", cpu) {
+  return toy::scale()
+      .served({{"rows", {1, 5}}, {"cols", {16, 256}}})
+      .tile("cols", 64, 8, 8)
+      .launches({"toy/forms3/narrow", "toy/forms3/mid", "toy/forms3/wide"})
+      .picks([](const kc::Shape& s) {
+        return std::string(s["cols"] <= 64 ? "toy/forms3/narrow" : s["cols"] <= 128 ? "toy/forms3/mid" : "toy/forms3/wide");
+      })
+      .launch(scale_mid_drops_nan);
+}
 // Picks a form its spec does not list: an error, never a pass.
 KC_KERNEL("toy/forms/misnamed", cpu) {
   return forms_env().picks(forms, [](const kc::Shape&) { return std::string("toy/forms/other"); }).launch(toy::scale_kernel);

@@ -90,8 +90,12 @@ double error_bound(const Spec& spec, DType out, double want, double mag, const S
 // Returns the worst violation as a failed Outcome, or an Outcome that passed.
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma);
 
-// The smallest and largest served shapes (gates 1, 2, 4 run at both).
+// The smallest and largest served shapes.
 std::vector<Shape> extreme_shapes(const Spec& s);
+// Gates 1, 2 and 4's shapes: the extreme ones, and for a launcher of several forms one shape for each
+// form neither takes (the searched shape inside the served ranges with the fewest elements), so that
+// every kernel the launcher may run meets them.
+std::vector<Shape> form_extreme_shapes(const GateCtx& ctx);
 
 // Each gate over its cases, and each gate on one case (used by --repro to re-check smaller ones).
 Outcome gate_nonfinite(GateCtx& ctx);

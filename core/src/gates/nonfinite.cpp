@@ -70,7 +70,7 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
 
 Outcome gate_nonfinite(GateCtx& ctx) {
   const Rig& rig = ctx.entry.rig;
-  auto shapes = extreme_shapes(ctx.entry.spec);
+  auto shapes = form_extreme_shapes(ctx);
   for (const auto& s : shapes)
     for (int p = 0; p < int(rig.plants.size()); ++p) {
       Outcome o = check_nonfinite(ctx, s, Fill{FillKind::nonfinite, p, -1});

@@ -73,7 +73,7 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
 }
 
 Outcome gate_repeat(GateCtx& ctx) {
-  auto shapes = extreme_shapes(ctx.entry.spec);
+  auto shapes = form_extreme_shapes(ctx);
   for (const auto& s : shapes) {
     Outcome o = check_repeat(ctx, s, Fill{FillKind::random});
     if (o.failed) return o;

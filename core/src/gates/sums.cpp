@@ -78,7 +78,7 @@ Outcome gate_sums(GateCtx& ctx) {
     o.detail = "no sums declared";
     return o;
   }
-  auto shapes = extreme_shapes(ctx.entry.spec);
+  auto shapes = form_extreme_shapes(ctx);
   std::vector<std::string> notes;
   for (const auto& s : shapes) {
     Outcome k = check_sums(ctx, s, Fill{FillKind::sums});
