@@ -24,6 +24,8 @@
 // into two accumulators, added when the slice's tile is done. The 8 slices then meet in slice order
 // in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
+// On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 bits, 1..8
+// rows and the K it fits (qmv_sm90a.cuh); the controls' faults stay in this kernel.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -33,6 +35,8 @@
 
 #if defined(__CUDACC__)
 #include <cstdint>
+
+#include "qmv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no bulk-copy form
 #endif
 #include <type_traits>
 
@@ -385,6 +389,42 @@ inline double qmv_depth(long K, long group) {
   return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
 }
 
+// Does launch_qmv take the bulk-copy form at this shape (qmv_sm90a.cuh)? Never under HIP.
+template <int BITS, int GROUP> inline bool qmv_bulk(int M, int K) {
+#if defined(__CUDACC__)
+  return BITS == 4 && kc::qmv90::fits<GROUP>(M, K) && kc::qmv90::use();
+#else
+  (void)M, (void)K;
+  return false;
+#endif
+}
+// Does this process take the bulk-copy form at 4 bits anywhere? Never under HIP.
+inline bool qmv_bulk_used() {
+#if defined(__CUDACC__)
+  return kc::qmv90::use();
+#else
+  return false;
+#endif
+}
+// The depth of the form launch_qmv takes.
+template <int BITS, int GROUP> inline double qmv_depth_at(long M, long K) {
+#if defined(__CUDACC__)
+  if (qmv_bulk<BITS, GROUP>(int(M), int(K))) return kc::qmv90::depth(K, GROUP);
+#endif
+  return qmv_depth(K, GROUP);
+}
+
+// Host side with internal linkage: the bulk-copy form's launch stubs and opt-in are each translation
+// unit's own (gemv_entry.hpp).
+namespace {
+// Opts in this translation unit's bulk-copy kernels where this process takes them (an entry is built
+// before gate 5 checks each launch's dynamic shared bytes on the device).
+template <int BITS, int GROUP, class Out> inline void qmv_prepare() {
+#if defined(__CUDACC__)
+  if constexpr (BITS == 4)
+    if (kc::qmv90::use()) (void)kc::qmv90::prepare<GROUP, Out>();
+#endif
+}
 // A grid of the blocks the device holds at once, each walking W tiles (a block a tile where that is
 // not known).
 template <int BITS, int GROUP, int MT, class Out, Fault F>
@@ -401,6 +441,10 @@ inline void launch_qmv_mt(const uint16_t* x, const uint32_t* q, const uint16_t* 
 template <int BITS, int GROUP, class Out, Fault F = Fault::none>
 inline void launch_qmv(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
                        cudaStream_t st) {
+#if defined(__CUDACC__)
+  if constexpr (BITS == 4 && F == Fault::none)
+    if (qmv_bulk<BITS, GROUP>(M, K)) return kc::qmv90::launch<GROUP, Out>(x, q, s, b, y, M, N, K, st);
+#endif
   const int mt = qmv_tiles(M);
   auto xx = static_cast<const uint16_t*>(x);
   auto qq = static_cast<const uint32_t*>(q);
@@ -410,5 +454,6 @@ inline void launch_qmv(const void* x, const void* q, const void* s, const void* 
   else if (mt == 2) launch_qmv_mt<BITS, GROUP, 2, Out, F>(xx, qq, ss, bb, y, M, N, K, st);
   else launch_qmv_mt<BITS, GROUP, 4, Out, F>(xx, qq, ss, bb, y, M, N, K, st);
 }
+}  // namespace
 
 }  // namespace kc::affine_cu

@@ -1,0 +1,373 @@
+// MLX affine decode at 4 bits for 1..8 x rows, fed by Hopper's bulk copies: the form launch_qmv takes
+// on an sm_90 device whose loaded image is sm_90a, where K is a multiple of 8 groups and a block's
+// shared memory (below) fits two blocks an SM. Everywhere else qmv.cuh's mma.sync kernel serves.
+//
+// Why: qmv.cuh's kernel is bound by instruction issue (ncu, H200, 4 bits, group 64, 14,336 x 4,096,
+// 1 row: 536 warp instructions a warp's 16 rows x 256 k, of them ~160 building load addresses and
+// tests and ~100 the groups' terms). Here a producer warp copies each stage (16 W rows x 2,048 k of
+// codes, their scales and biases: one cp.async.bulk a row and array) into a ring of shared memory,
+// and the consumers' step is ~290 instructions, 176 of them turning codes into bf16. H200, group 64,
+// one row: 14,336 x 4,096 in 15.1 us against the mma.sync kernel's 19.6, 4,096 x 14,336 16.5 against
+// 20.5, 4,096^2 7.6 against 8.2 (bench/cuda/dense/h200_results.txt).
+//
+// A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
+// into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
+// then a lane tree over the group; fp32), and permute each 8 k of x in place to the pairs (0, 4), (1,
+// 5), (2, 6), (3, 7): the order one shift and one lop3 a pair take codes out of a word (mma.sync lets
+// any permutation of k stand for its slots if codes and x share it). Warp w takes k 256 w .. 256 w +
+// 255 of every 2,048-k stage (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each
+// group of the step its GROUP / 32 words of each row (one shared load), x row g (x row M - 1 where g
+// >= M: those columns are never stored).
+// Summation order, per output: for each group of the slice (increasing k) its sum x q is a chain of
+// GROUP / 16 mma steps from zero; the slice's accumulator takes s (sum x q), then b (sum x), by one
+// fma each; the 8 slices meet in slice order in shared memory.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "../../common/kc_gpu.h"
+#include "../../common/kc_store.cuh"
+#include "../../dense/gemm/gemm_sm90a.cuh"
+
+namespace kc::qmv90 {
+
+constexpr int kWarps = 8;                  // consumer warps: K slices
+constexpr int kThreads = 32 * (kWarps + 1);  // and the producer warp
+constexpr int kChunkK = kWarps * 256;      // k a stage holds
+constexpr int kRows = 16;                  // W rows a tile (an mma's)
+constexpr int kStages = 3;
+constexpr int kSmemMax = 113 * 1024;       // the largest block taken: two blocks an SM (228 KiB)
+
+// A stage: 16 rows of codes (1,024 bytes and a pad: a quad's reads of rows g = 0..7 fall in distinct
+// banks), then the 16 rows' scales and the 16 rows' biases (2,048 / GROUP each, a pad of 16 bytes).
+template <int GROUP> struct Stage {
+  static constexpr int kSpan = GROUP / 32;                  // words of a row a lane takes in a group
+  static constexpr int kStride = kChunkK / 2 + 16 * kSpan;  // a code row's bytes
+  static constexpr int kSBRow = kChunkK / GROUP * 2 + 16;   // a scale (or bias) row's bytes
+  static constexpr int kCodes = kRows * kStride;
+  static constexpr int kBytes = kCodes + 2 * kRows * kSBRow;
+};
+
+// Shared memory, in bytes: barriers, the slices' meeting (2 buffers x 8 warps x NC outputs x 32
+// lanes; NC = 2 at one row, 4 beyond), sum x (groups x 8 rows), x (rows of K + 32 bf16: 64 bytes
+// apart in banks), the stages.
+struct Layout {
+  int red, X, xs, stages, total;
+};
+template <int GROUP> __host__ __device__ inline Layout layout(int M, int K) {
+  const int nc = M == 1 ? 2 : 4;
+  Layout l;
+  l.red = 64;
+  l.X = l.red + 2 * kWarps * nc * 32 * 4;
+  l.xs = l.X + (K / GROUP) * 8 * 4;
+  l.stages = (l.xs + (K / 8 + 4) * M * 16 + 127) / 128 * 128;
+  l.total = l.stages + kStages * Stage<GROUP>::kBytes;
+  return l;
+}
+
+// Shapes the form takes: 1..8 rows; K a multiple of 8 groups (every stage's scale rows then start and
+// end on 16 bytes, as bulk copies need); two blocks an SM.
+template <int GROUP> __host__ __device__ inline bool fits(int M, int K) {
+  return M >= 1 && M <= 8 && K % (8 * GROUP) == 0 && layout<GROUP>(M, K).total <= kSmemMax;
+}
+
+// Longest chain of roundings for an output: a group's mma chain (3 a k, as qmv_depth counts), its
+// fma into the accumulator, two fmas a group on the slice's chain (at most ceil(ceil(K / 256) / 8)
+// steps of 256 / GROUP groups), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
+inline double depth(long K, long group) {
+  const long steps = (K + 255) / 256;
+  long groups = (steps + kWarps - 1) / kWarps * (256 / group);
+  if (groups > K / group) groups = K / group;
+  return 3.0 * double(group) + 1 + 2.0 * double(groups) + double(kWarps - 1);
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ __forceinline__ uint32_t sa(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(uint64_t* b, int n) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sa(b)), "r"(n) : "memory");
+}
+__device__ __forceinline__ void mbar_expect(uint64_t* b, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sa(b)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(sa(b)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* b, uint32_t parity) {
+  asm volatile(
+      "{\n .reg .pred p;\n WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT;\n}\n" ::"r"(sa(b)),
+      "r"(parity)
+      : "memory");
+}
+// One bulk copy global -> shared (16-byte aligned ends), counted on barrier bar.
+__device__ __forceinline__ void bulk(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(sa(dst)),
+               "l"(src), "r"(bytes), "r"(sa(bar))
+               : "memory");
+}
+__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"r"(kWarps * 32) : "memory"); }
+// Nibbles 0 and 4 of w as a bf16 pair (low half first): 128 + q by its bits, less 128 (exact).
+__device__ __forceinline__ uint32_t nibbles_bf16x2(uint32_t w) {
+  uint32_t p;
+  const uint32_t c = 0x43004300u;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(p) : "r"(w), "r"(0x000F000Fu), "r"(c));  // (w & mask) | c
+  __nv_bfloat162 v = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&p), *reinterpret_cast<const __nv_bfloat162*>(&c));
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+#endif
+
+}  // namespace kc::qmv90
+
+// grid (min(tiles, the blocks the device holds at once)), kThreads; a block walks 16-row tiles
+// blockIdx.x, + gridDim.x, ...; dynamic shared memory layout<GROUP>(M, K).total.
+template <int GROUP, bool kOne, class Out>
+__global__ void __launch_bounds__(kc::qmv90::kThreads, 2)
+kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
+         const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace kc::qmv90;
+  using St = Stage<GROUP>;
+  constexpr int NC = kOne ? 2 : 4;  // outputs a lane keeps: at one row only its column 2t (c0, c2)
+  constexpr int kGroupsStep = 256 / GROUP;
+  extern __shared__ __align__(128) unsigned char sm[];
+  const Layout L = layout<GROUP>(M, K);
+  uint64_t* full = reinterpret_cast<uint64_t*>(sm);
+  uint64_t* empty = full + kStages;
+  uint64_t* xbar = empty + kStages;
+  float* red = reinterpret_cast<float*>(sm + L.red);
+  float* X = reinterpret_cast<float*>(sm + L.X);
+  uint4* xs = reinterpret_cast<uint4*>(sm + L.xs);
+  unsigned char* st0 = sm + L.stages;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int G = K / GROUP, K8 = K / 8, tiles = (N + kRows - 1) / kRows, C = (K + kChunkK - 1) / kChunkK;
+  if (tid == 0) {
+    for (int i = 0; i < kStages; ++i) mbar_init(full + i, 1), mbar_init(empty + i, kWarps);
+    mbar_init(xbar, 1);
+    asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
+  }
+  __syncthreads();
+
+  if (warp == kWarps) {  // the producer: the whole warp walks the stages (uniform values), one lane copies
+    uint32_t one;
+    asm volatile("{\n .reg .pred p;\n elect.sync _|p, 0xffffffff;\n selp.u32 %0, 1, 0, p;\n}" : "=r"(one));
+    const auto* qb = reinterpret_cast<const unsigned char*>(q);
+    const auto* sb = reinterpret_cast<const unsigned char*>(s);
+    const auto* bb = reinterpret_cast<const unsigned char*>(b);
+    const size_t qrow = size_t(K / 2), srow = size_t(G) * 2;
+    int slot = 0, i = 0;
+    uint32_t ph = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+      const int rows = min(kRows, N - tile * kRows);
+      for (int c = 0; c < C; ++c, ++i) {
+        if (i >= kStages) mbar_wait(empty + slot, ph ^ 1);
+        const int k0 = c * kChunkK, kl = min(kChunkK, K - k0);
+        const uint32_t cb = uint32_t(kl / 2), gb = uint32_t(kl / GROUP * 2);
+        const size_t n0 = size_t(tile) * kRows;
+        const unsigned char* src = qb + n0 * qrow + k0 / 2;
+        const unsigned char* ss = sb + n0 * srow + size_t(k0 / GROUP) * 2;
+        const unsigned char* bs = bb + (ss - sb);
+        unsigned char* dst = st0 + slot * St::kBytes;
+        if (one) {
+          mbar_expect(full + slot, (cb + 2 * gb) * rows);
+          for (int r = 0; r < rows; ++r) {
+            bulk(dst + r * St::kStride, src, cb, full + slot);
+            bulk(dst + St::kCodes + r * St::kSBRow, ss, gb, full + slot);
+            bulk(dst + St::kCodes + (kRows + r) * St::kSBRow, bs, gb, full + slot);
+            src += qrow, ss += srow, bs += srow;
+          }
+        }
+        __syncwarp();
+        if (++slot == kStages) slot = 0, ph ^= 1;
+      }
+    }
+    return;
+  }
+
+  // x, sum x, and x permuted (see the header).
+  const int RS = K8 + 4;  // a row's stride in uint4
+  if (tid == 0) {
+    mbar_expect(xbar, uint32_t(M) * K * 2);
+    for (int m = 0; m < M; ++m) bulk(xs + m * RS, x + size_t(m) * K, uint32_t(K) * 2, xbar);
+  }
+  for (int e = tid; e < 8 * G; e += kWarps * 32)
+    if (e % 8 >= M) X[e] = 0.f;  // rows past M
+  mbar_wait(xbar, 0);
+  constexpr int kLanesG = GROUP / 8;  // lanes of a group's sum
+  for (int e = tid; e < M * K8; e += kWarps * 32) {  // whole warps: K8 is a multiple of 32
+    const int m = e / K8, c = e % K8;
+    const uint4 v = xs[m * RS + c];
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    float a = 0.f;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) a += __uint_as_float(w[j] << 16), a += __uint_as_float(w[j] & 0xffff0000u);
+#pragma unroll
+    for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);  // the same sum in every lane
+    if (c % kLanesG == 0) X[(c / kLanesG) * 8 + m] = a;
+  }
+  consumers_sync();
+  for (int e = tid; e < M * K8; e += kWarps * 32) {
+    const int m = e / K8, c = e % K8;
+    const uint4 v = xs[m * RS + c];
+    xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
+                                __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
+  }
+  consumers_sync();
+
+  const int g = lane >> 2, t = lane & 3, gx = g < M ? g : M - 1;
+  // The lane's fixed offsets: its words in a stage (row g; row g + 8 is 8 strides on), its rows'
+  // scales (biases 16 rows on), its x (row gx), its sum x columns (2t, 2t + 1).
+  const unsigned wofs = unsigned(warp) * 128 + unsigned(g) * St::kStride + unsigned(t) * St::kSpan * 4;
+  const unsigned sofs = St::kCodes + unsigned(g) * St::kSBRow + unsigned(warp) * kGroupsStep * 2;
+  const uint4* xl = xs + gx * RS + warp * 32 + t * St::kSpan;
+  const float* Xl = X + warp * kGroupsStep * 8 + 2 * t;
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  int slot = 0, par = 0;
+  uint32_t ph = 0;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    for (int c = 0; c < C; ++c) {
+      mbar_wait(full + slot, ph);
+      const int kb = c * kChunkK + warp * 256;
+      if (kb < K) {
+        const unsigned char* sp = st0 + slot * St::kBytes;
+        const unsigned char* rg = sp + wofs;
+        const unsigned char* rh = rg + 8 * St::kStride;
+        // The step's scales and biases of rows g and g + 8 (2, 4 or 8 bf16 each).
+        uint32_t sw[2][(kGroupsStep + 1) / 2], bw[2][(kGroupsStep + 1) / 2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const unsigned char* ps = sp + sofs + h * 8 * St::kSBRow;
+          const unsigned char* pb = ps + kRows * St::kSBRow;
+          if constexpr (kGroupsStep == 2) {
+            sw[h][0] = *reinterpret_cast<const uint32_t*>(ps), bw[h][0] = *reinterpret_cast<const uint32_t*>(pb);
+          } else if constexpr (kGroupsStep == 4) {
+            const uint2 a = *reinterpret_cast<const uint2*>(ps), d = *reinterpret_cast<const uint2*>(pb);
+            sw[h][0] = a.x, sw[h][1] = a.y, bw[h][0] = d.x, bw[h][1] = d.y;
+          } else {
+            const uint4 a = *reinterpret_cast<const uint4*>(ps), d = *reinterpret_cast<const uint4*>(pb);
+            sw[h][0] = a.x, sw[h][1] = a.y, sw[h][2] = a.z, sw[h][3] = a.w;
+            bw[h][0] = d.x, bw[h][1] = d.y, bw[h][2] = d.z, bw[h][3] = d.w;
+          }
+        }
+        const uint4* xp = xl + c * (kChunkK / 8);
+        const float* Xp = Xl + c * (kChunkK / GROUP) * 8;
+#pragma unroll
+        for (int gi = 0; gi < kGroupsStep; ++gi) {
+          if (kb + gi * GROUP >= K) break;
+          uint32_t wg[St::kSpan], wh[St::kSpan];
+          const int at = gi * GROUP / 2;
+          if constexpr (St::kSpan == 1) {
+            wg[0] = *reinterpret_cast<const uint32_t*>(rg + at), wh[0] = *reinterpret_cast<const uint32_t*>(rh + at);
+          } else if constexpr (St::kSpan == 2) {
+            const uint2 a = *reinterpret_cast<const uint2*>(rg + at), d = *reinterpret_cast<const uint2*>(rh + at);
+            wg[0] = a.x, wg[1] = a.y, wh[0] = d.x, wh[1] = d.y;
+          } else {
+            const uint4 a = *reinterpret_cast<const uint4*>(rg + at), d = *reinterpret_cast<const uint4*>(rh + at);
+            wg[0] = a.x, wg[1] = a.y, wg[2] = a.z, wg[3] = a.w, wh[0] = d.x, wh[1] = d.y, wh[2] = d.z, wh[3] = d.w;
+          }
+          float cq[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int u = 0; u < St::kSpan; ++u) {
+            const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
+            uint32_t pg[4], qh[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) pg[j] = nibbles_bf16x2(wg[u] >> (4 * j)), qh[j] = nibbles_bf16x2(wh[u] >> (4 * j));
+            const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
+            kc_mma_m16n8k16_bf16(cq, a0, xv.x, xv.y);
+            kc_mma_m16n8k16_bf16(cq, a1, xv.z, xv.w);
+          }
+          float sv[2], bv[2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const uint32_t ws = sw[h][gi / 2], wb = bw[h][gi / 2];
+            sv[h] = __uint_as_float(gi % 2 ? ws & 0xffff0000u : ws << 16);
+            bv[h] = __uint_as_float(gi % 2 ? wb & 0xffff0000u : wb << 16);
+          }
+          const float2 xx = *reinterpret_cast<const float2*>(Xp + gi * 8);
+          acc[0] = fmaf(bv[0], xx.x, fmaf(sv[0], cq[0], acc[0]));
+          acc[2] = fmaf(bv[1], xx.x, fmaf(sv[1], cq[2], acc[2]));
+          if (!kOne) {
+            acc[1] = fmaf(bv[0], xx.y, fmaf(sv[0], cq[1], acc[1]));
+            acc[3] = fmaf(bv[1], xx.y, fmaf(sv[1], cq[3], acc[3]));
+          }
+        }
+      }
+      __syncwarp();
+      if (lane == 0) mbar_arrive(empty + slot);
+      if (++slot == kStages) slot = 0, ph ^= 1;
+    }
+    // The tile's 8 slices meet in slice order (two buffers: tile j + 2 writes after every read of tile
+    // j, behind tile j + 1's barrier).
+    float* rp = red + par * (kWarps * NC * 32);
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (!kOne || c % 2 == 0) rp[(warp * NC + c * NC / 4) * 32 + lane] = acc[c], acc[c] = 0.f;
+    consumers_sync();
+    if (tid < NC * 32) {
+      const int ci = tid / 32, c = kOne ? 2 * ci : ci, ln = tid % 32;
+      const int n = tile * kRows + (ln >> 2) + 8 * (c >> 1), m = 2 * (ln & 3) + (c & 1);
+      if (n < N && m < M) {
+        float v = rp[ci * 32 + ln];
+#pragma unroll
+        for (int w = 1; w < kWarps; ++w) v += rp[(w * NC + ci) * 32 + ln];
+        kc_store<Out>(y, size_t(m) * N + n, v);
+      }
+    }
+    par ^= 1;
+  }
+#else
+  __trap();  // built for sm_90a only
+#endif
+}
+
+namespace kc::qmv90 {
+// Does this process take this form (an sm_90 device, the sm_90a image loaded; KC_CUDA_NO_WGMMA=1 says
+// no, as for the wgmma kernels)?
+inline bool use() {
+  static const bool yes = kc::gemm90::image_has_wgmma();
+  return yes;
+}
+// Host side with internal linkage: a __global__ template's launch stub and its opt-in are each
+// translation unit's own (gemv_entry.hpp).
+namespace {
+// Both kernels of a group opt in to kSmemMax once (false where that failed: the launch then says why).
+template <int GROUP, class Out> inline bool prepare() {
+  static const bool ok = cudaFuncSetAttribute(kc_qmv90<GROUP, true, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              kSmemMax) == cudaSuccess &&
+                         cudaFuncSetAttribute(kc_qmv90<GROUP, false, Out>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemMax) == cudaSuccess;
+  return ok;
+}
+// A grid of the blocks the device holds at once (at this block's shared memory), each walking tiles.
+template <int GROUP, bool kOne, class Out>
+inline void launch_one(const uint16_t* x, const uint32_t* q, const uint16_t* s, const uint16_t* b, Out* y, int M,
+                       int N, int K, cudaStream_t st) {
+  auto kern = kc_qmv90<GROUP, kOne, Out>;
+  const int bytes = layout<GROUP>(M, K).total;
+  static int sms = 0, at = -1, per = 0;  // the last shared size asked, and its blocks an SM
+  if (!sms) {
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
+      (void)cudaGetLastError(), sms = 1;
+  }
+  if (at != bytes) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, kThreads, bytes) != cudaSuccess)
+      (void)cudaGetLastError(), per = 0;
+    at = bytes;
+  }
+  const int tiles = (N + kRows - 1) / kRows, most = per * sms;
+  kern<<<most > 0 && tiles > most ? most : tiles, kThreads, bytes, st>>>(x, q, s, b, y, M, N, K);
+}
+template <int GROUP, class Out>
+inline void launch(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
+                   cudaStream_t st) {
+  (void)prepare<GROUP, Out>();
+  auto xx = static_cast<const uint16_t*>(x);
+  auto qq = static_cast<const uint32_t*>(q);
+  auto ss = static_cast<const uint16_t*>(s);
+  auto bb = static_cast<const uint16_t*>(b);
+  if (M == 1) launch_one<GROUP, true, Out>(xx, qq, ss, bb, y, M, N, K, st);
+  else launch_one<GROUP, false, Out>(xx, qq, ss, bb, y, M, N, K, st);
+}
+}  // namespace
+}  // namespace kc::qmv90
