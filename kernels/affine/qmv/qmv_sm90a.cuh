@@ -6,9 +6,9 @@
 // 1 row: 536 warp instructions a warp's 16 rows x 256 k, of them ~160 building load addresses and
 // tests and ~100 the groups' terms). Here a producer warp copies each stage (16 W rows x 2,048 k of
 // codes, their scales and biases: one cp.async.bulk a row and array) into a ring of shared memory,
-// and the consumers' step is ~290 instructions, 176 of them turning codes into bf16. H200, group 64,
-// one row: 14,336 x 4,096 in 15.1 us against the mma.sync kernel's 19.6, 4,096 x 14,336 16.5 against
-// 20.5, 4,096^2 7.6 against 8.2 (bench/cuda/dense/h200_results.txt).
+// and the consumers' step is ~290 instructions (ncu), 176 of them turning codes into bf16. H200, group
+// 64, one row: 14,336 x 4,096 in 14.5 us against the mma.sync kernel's 19.6, 4,096 x 14,336 14.8
+// against 20.5, 4,096^2 7.1 against 8.2 (bench/cuda/dense/h200_results.txt).
 //
 // A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
 // into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
@@ -18,9 +18,10 @@
 // 255 of every 2,048-k stage (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each
 // group of the step its GROUP / 32 words of each row (one shared load), x row g (x row M - 1 where g
 // >= M: those columns are never stored).
-// Summation order, per output: for each group of the slice (increasing k) its sum x q is a chain of
-// GROUP / 16 mma steps from zero; the slice's accumulator takes s (sum x q), then b (sum x), by one
-// fma each; the 8 slices meet in slice order in shared memory.
+// Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains
+// of GROUP / 32 mma steps from zero (each word's first and second step: half the latency a chain),
+// added; the slice's accumulator takes s (sum x q), then b (sum x), by one fma each; the 8 slices meet
+// in slice order in shared memory, summed by one warp while the others go on to the next tile.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -38,6 +39,9 @@ constexpr int kThreads = 32 * (kWarps + 1);  // and the producer warp
 constexpr int kChunkK = kWarps * 256;      // k a stage holds
 constexpr int kRows = 16;                  // W rows a tile (an mma's)
 constexpr int kStages = 3;
+// Tiles' meetings in flight: a warp writes tile j + kMeets's partials only after every warp released
+// the stage after tile j, so after tile j's reducer read them (kMeets > kStages holds for any C).
+constexpr int kMeets = 4;
 constexpr int kSmemMax = 113 * 1024;       // the largest block taken: two blocks an SM (228 KiB)
 
 // A stage: 16 rows of codes (1,024 bytes and a pad: a quad's reads of rows g = 0..7 fall in distinct
@@ -50,17 +54,16 @@ template <int GROUP> struct Stage {
   static constexpr int kBytes = kCodes + 2 * kRows * kSBRow;
 };
 
-// Shared memory, in bytes: barriers, the slices' meeting (2 buffers x 8 warps x NC outputs x 32
-// lanes; NC = 2 at one row, 4 beyond), sum x (groups x 8 rows), x (rows of K + 32 bf16: 64 bytes
-// apart in banks), the stages.
+// Shared memory, in bytes: barriers, the slices' meeting (kMeets buffers x 8 warps x a warp's
+// outputs: 16 at one row, the quads' first lanes' c0 and c2; 128 beyond), sum x (groups x 8 rows), x
+// (rows of K + 32 bf16: 64 bytes apart in banks), the stages.
 struct Layout {
   int red, X, xs, stages, total;
 };
 template <int GROUP> __host__ __device__ inline Layout layout(int M, int K) {
-  const int nc = M == 1 ? 2 : 4;
   Layout l;
-  l.red = 64;
-  l.X = l.red + 2 * kWarps * nc * 32 * 4;
+  l.red = 128;
+  l.X = l.red + kMeets * kWarps * (M == 1 ? 16 : 128) * 4;
   l.xs = l.X + (K / GROUP) * 8 * 4;
   l.stages = (l.xs + (K / 8 + 4) * M * 16 + 127) / 128 * 128;
   l.total = l.stages + kStages * Stage<GROUP>::kBytes;
@@ -73,7 +76,8 @@ template <int GROUP> __host__ __device__ inline bool fits(int M, int K) {
   return M >= 1 && M <= 8 && K % (8 * GROUP) == 0 && layout<GROUP>(M, K).total <= kSmemMax;
 }
 
-// Longest chain of roundings for an output: a group's mma chain (3 a k, as qmv_depth counts), its
+// Longest chain of roundings for an output: a group's mma chains (3 a k, as qmv_depth counts: 3 GROUP
+// bounds the two chains of GROUP / 2 k and their add), its
 // fma into the accumulator, two fmas a group on the slice's chain (at most ceil(ceil(K / 256) / 8)
 // steps of 256 / GROUP groups), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
 inline double depth(long K, long group) {
@@ -128,13 +132,14 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace kc::qmv90;
   using St = Stage<GROUP>;
-  constexpr int NC = kOne ? 2 : 4;  // outputs a lane keeps: at one row only its column 2t (c0, c2)
+  constexpr int kWarpOut = kOne ? 16 : 128;  // a warp's partials a tile (at one row lanes 4g's c0, c2)
   constexpr int kGroupsStep = 256 / GROUP;
   extern __shared__ __align__(128) unsigned char sm[];
   const Layout L = layout<GROUP>(M, K);
   uint64_t* full = reinterpret_cast<uint64_t*>(sm);
   uint64_t* empty = full + kStages;
   uint64_t* xbar = empty + kStages;
+  uint64_t* meet = xbar + 1;  // kMeets: each tile's 8 slices written
   float* red = reinterpret_cast<float*>(sm + L.red);
   float* X = reinterpret_cast<float*>(sm + L.X);
   uint4* xs = reinterpret_cast<uint4*>(sm + L.xs);
@@ -144,6 +149,7 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   if (tid == 0) {
     for (int i = 0; i < kStages; ++i) mbar_init(full + i, 1), mbar_init(empty + i, kWarps);
     mbar_init(xbar, 1);
+    for (int i = 0; i < kMeets; ++i) mbar_init(meet + i, kWarps);
     asm volatile("fence.mbarrier_init.release.cluster;\n fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();
@@ -222,7 +228,7 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   const uint4* xl = xs + gx * RS + warp * 32 + t * St::kSpan;
   const float* Xl = X + warp * kGroupsStep * 8 + 2 * t;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
-  int slot = 0, par = 0;
+  int slot = 0, j = 0;  // j: the block's tiles so far
   uint32_t ph = 0;
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     for (int c = 0; c < C; ++c) {
@@ -265,7 +271,7 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
             const uint4 a = *reinterpret_cast<const uint4*>(rg + at), d = *reinterpret_cast<const uint4*>(rh + at);
             wg[0] = a.x, wg[1] = a.y, wg[2] = a.z, wg[3] = a.w, wh[0] = d.x, wh[1] = d.y, wh[2] = d.z, wh[3] = d.w;
           }
-          float cq[4] = {0.f, 0.f, 0.f, 0.f};
+          float cq[4] = {0.f, 0.f, 0.f, 0.f}, cr[4] = {0.f, 0.f, 0.f, 0.f};  // two chains, half as long
 #pragma unroll
           for (int u = 0; u < St::kSpan; ++u) {
             const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
@@ -274,8 +280,10 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
             for (int j = 0; j < 4; ++j) pg[j] = nibbles_bf16x2(wg[u] >> (4 * j)), qh[j] = nibbles_bf16x2(wh[u] >> (4 * j));
             const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
             kc_mma_m16n8k16_bf16(cq, a0, xv.x, xv.y);
-            kc_mma_m16n8k16_bf16(cq, a1, xv.z, xv.w);
+            kc_mma_m16n8k16_bf16(cr, a1, xv.z, xv.w);
           }
+#pragma unroll
+          for (int c = 0; c < 4; ++c) cq[c] += cr[c];
           float sv[2], bv[2];
 #pragma unroll
           for (int h = 0; h < 2; ++h) {
@@ -296,24 +304,39 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
       if (lane == 0) mbar_arrive(empty + slot);
       if (++slot == kStages) slot = 0, ph ^= 1;
     }
-    // The tile's 8 slices meet in slice order (two buffers: tile j + 2 writes after every read of tile
-    // j, behind tile j + 1's barrier).
-    float* rp = red + par * (kWarps * NC * 32);
+    // The tile's 8 slices meet in slice order, without holding the block: each warp leaves its
+    // partials and arrives; warp j % 8 waits for the eight and stores the sums.
+    {
+      const int mb = j % kMeets;
+      float* rp = red + mb * (kWarps * kWarpOut);
+      if (kOne) {
+        if (t == 0) rp[warp * 16 + g] = acc[0], rp[warp * 16 + 8 + g] = acc[2];
+      } else {
 #pragma unroll
-    for (int c = 0; c < 4; ++c)
-      if (!kOne || c % 2 == 0) rp[(warp * NC + c * NC / 4) * 32 + lane] = acc[c], acc[c] = 0.f;
-    consumers_sync();
-    if (tid < NC * 32) {
-      const int ci = tid / 32, c = kOne ? 2 * ci : ci, ln = tid % 32;
-      const int n = tile * kRows + (ln >> 2) + 8 * (c >> 1), m = 2 * (ln & 3) + (c & 1);
-      if (n < N && m < M) {
-        float v = rp[ci * 32 + ln];
+        for (int c = 0; c < 4; ++c) rp[(warp * 4 + c) * 32 + lane] = acc[c];
+      }
 #pragma unroll
-        for (int w = 1; w < kWarps; ++w) v += rp[(w * NC + ci) * 32 + ln];
-        kc_store<Out>(y, size_t(m) * N + n, v);
+      for (int c = 0; c < 4; ++c) acc[c] = 0.f;
+      __syncwarp();
+      if (lane == 0) mbar_arrive(meet + mb);
+      if (warp == j % kWarps) {
+        mbar_wait(meet + mb, uint32_t(j / kMeets) & 1);
+#pragma unroll
+        for (int o = 0; o < (kWarpOut + 31) / 32; ++o) {
+          const int e = o * 32 + lane;  // one output a lane
+          int n, m;
+          if (kOne) n = tile * kRows + e, m = 0;
+          else n = tile * kRows + (lane >> 2) + 8 * (o >> 1), m = 2 * (lane & 3) + (o & 1);
+          if ((!kOne || lane < 16) && n < N && m < M) {
+            float v = rp[e];
+#pragma unroll
+            for (int w = 1; w < kWarps; ++w) v += rp[w * kWarpOut + e];
+            kc_store<Out>(y, size_t(m) * N + n, v);
+          }
+        }
       }
     }
-    par ^= 1;
+    ++j;
   }
 #else
   __trap();  // built for sm_90a only
