@@ -183,6 +183,15 @@ TEST(Gates, NonfiniteRunsEveryLaunchForm) {
   EXPECT_NE(v[Gate::repeat].detail.find("at 3 shapes"), std::string::npos) << v[Gate::repeat].detail;
 }
 
+// ... but only inside the served ranges: a form taken only below them (at gate 3's least, 8 columns)
+// meets gate 3 alone.
+TEST(Gates, FormShapesOfGates124StayInTheServedRanges) {
+  auto v = verdicts("toy/forms/below_served");
+  EXPECT_EQ(v[Gate::shapes].status, Status::pass) << v[Gate::shapes].detail;
+  EXPECT_NE(v[Gate::repeat].detail.find("at 2 shapes"), std::string::npos) << v[Gate::repeat].detail;
+  EXPECT_NE(v[Gate::nonfinite].detail.find("at 2 shapes"), std::string::npos) << v[Gate::nonfinite].detail;
+}
+
 TEST(Gates, PickOfAnUnlistedLaunchIsAnError) {
   auto v = verdicts("toy/forms/misnamed");
   EXPECT_EQ(v[Gate::shapes].status, Status::error) << v[Gate::shapes].detail;

@@ -146,6 +146,16 @@ KC_KERNEL("toy/forms/mid_drops_nan", cpu) {
       })
       .launch(scale_mid_drops_nan);
 }
+// A form taken only below the served columns (at the tile's least, 8): gate 3 runs it, gates 1, 2 and
+// 4 keep to the served ranges (a fill may need the served least) and do not.
+KC_KERNEL("toy/forms/below_served", cpu) {
+  return toy::scale()
+      .served({{"rows", {1, 5}}, {"cols", {16, 256}}})
+      .tile("cols", 64, 8, 8)
+      .launches({"toy/forms4/tiny", "toy/forms4/main"})
+      .picks([](const kc::Shape& s) { return std::string(s["cols"] < 16 ? "toy/forms4/tiny" : "toy/forms4/main"); })
+      .launch(toy::scale_kernel);
+}
 // Picks a form its spec does not list: an error, never a pass.
 KC_KERNEL("toy/forms/misnamed", cpu) {
   return forms_env().picks(forms, [](const kc::Shape&) { return std::string("toy/forms/other"); }).launch(toy::scale_kernel);
