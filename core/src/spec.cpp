@@ -97,7 +97,7 @@ std::vector<Shape> Spec::form_candidates() const {
 }
 
 FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
-                       const std::vector<Shape>& fixed) {
+                       const std::vector<Shape>& fixed, const std::function<bool(const Shape&)>& keep) {
   const std::vector<std::string>& forms = spec.forms.empty() ? spec.launches : spec.forms;
   auto form = [&](const Shape& s) {  // the index of the form pick takes at s
     const std::string f = pick(s);
@@ -125,6 +125,7 @@ FormShapes form_shapes(const Spec& spec, const std::function<std::string(const S
   }
   const std::vector<Shape> cands = spec.form_candidates();
   for (const auto& s : cands) {
+    if (keep && !keep(s)) continue;
     Best& b = best[form(s)];
     if (b.ragged_fixed) continue;
     const bool r = ragged(s);

@@ -111,13 +111,14 @@ struct Spec {
 // Gate 3's shapes for a launcher with several forms (Rig::pick): a form is run where no fixed
 // shape (gate3_shapes) takes it with every tiled dim ragged (not a multiple of its tile, where the
 // dim can be), at the fewest elements among form_candidates() that do so (or, where no candidate
-// is ragged, that take the form at all). Throws Error where pick names a form the spec lacks.
+// is ragged, that take the form at all). keep, where given, leaves out the candidates it refuses
+// (gates 1, 2 and 4 keep to the served ranges). Throws Error where pick names a form the spec lacks.
 struct FormShapes {
   std::vector<std::pair<Shape, std::string>> added;  // shape, the launch it takes
   std::vector<std::string> unreached;  // forms no fixed or searched shape takes on this machine
 };
 FormShapes form_shapes(const Spec& spec, const std::function<std::string(const Shape&)>& pick,
-                       const std::vector<Shape>& fixed);
+                       const std::vector<Shape>& fixed, const std::function<bool(const Shape&)>& keep = {});
 
 // A registered entry: its spec and its rig.
 class Entry {

@@ -38,8 +38,8 @@ std::vector<Shape> form_extreme_shapes(const GateCtx& ctx) {
   if (!pick) return shapes;
   std::vector<std::string> taken;
   for (const auto& s : shapes) taken.push_back(pick(s));
-  // Among the searched shapes inside the served ranges (a fill may need a dimension's served least,
-  // as gate 4's do), the fewest elements for each form not yet taken, in the order forms are listed.
+  // Gate 3's choice among the searched shapes inside the served ranges (a fill may need a dimension's
+  // served least, as gate 4's do), for each form the extreme shapes do not take.
   auto served = [&](const Shape& s) {
     for (const auto& d : spec.dims) {
       const auto [lo, hi] = std::minmax_element(d.served.begin(), d.served.end());
@@ -47,19 +47,8 @@ std::vector<Shape> form_extreme_shapes(const GateCtx& ctx) {
     }
     return true;
   };
-  std::vector<std::pair<std::string, Shape>> best;
-  for (const auto& s : spec.form_candidates()) {
-    if (!served(s)) continue;
-    const std::string f = pick(s);
-    if (std::find(taken.begin(), taken.end(), f) != taken.end()) continue;
-    auto it = std::find_if(best.begin(), best.end(), [&](const auto& b) { return b.first == f; });
-    if (it == best.end()) best.emplace_back(f, s);
-    else if (s.elements() < it->second.elements()) it->second = s;
-  }
-  const auto& forms = spec.forms.empty() ? spec.launches : spec.forms;
-  for (const auto& f : forms)
-    for (const auto& [bf, s] : best)
-      if (bf == f) shapes.push_back(s);
+  for (const auto& [s, f] : form_shapes(spec, pick, shapes, served).added)
+    if (std::find(taken.begin(), taken.end(), f) == taken.end()) shapes.push_back(s);
   return shapes;
 }
 

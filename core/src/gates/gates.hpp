@@ -93,8 +93,8 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
 // The smallest and largest served shapes.
 std::vector<Shape> extreme_shapes(const Spec& s);
 // Gates 1, 2 and 4's shapes: the extreme ones, and for a launcher of several forms one shape for each
-// form neither takes (the searched shape inside the served ranges with the fewest elements), so that
-// every kernel the launcher may run meets them.
+// form neither takes (form_shapes' choice among the searched shapes inside the served ranges), so
+// that every kernel the launcher may run meets them.
 std::vector<Shape> form_extreme_shapes(const GateCtx& ctx);
 
 // Each gate over its cases, and each gate on one case (used by --repro to re-check smaller ones).

@@ -35,8 +35,6 @@
 
 #if defined(__CUDACC__)
 #include <cstdint>
-
-#include "qmv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no bulk-copy form
 #endif
 #include <type_traits>
 
@@ -114,6 +112,11 @@ template <int BITS> __device__ __forceinline__ void codes8_bf16(uint32_t lo, uin
 }
 
 }  // namespace kc::affine_cu
+
+#if defined(__CUDACC__)
+// After the code helpers it shares (codes_bf16x2). CUDA only: the HIP build has no bulk-copy form.
+#include "qmv_sm90a.cuh"
+#endif
 
 // grid (min(ceil(N / 16), resident blocks), ceil(M / 8 MT)), 256 threads (8 warps: the K slices).
 // A block walks its 16-row W tiles (blockIdx.x, + gridDim.x, ...); each warp loads its next step,

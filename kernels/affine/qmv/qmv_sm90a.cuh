@@ -22,6 +22,7 @@
 // of GROUP / 32 mma steps from zero (each word's first and second step: half the latency a chain),
 // added; the slice's accumulator takes s (sum x q), then b (sum x), by one fma each; the 8 slices meet
 // in slice order in shared memory, summed by one warp while the others go on to the next tile.
+// Included by qmv.cuh (after the code helpers it shares), never on its own.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -111,14 +112,6 @@ __device__ __forceinline__ void bulk(void* dst, const void* src, uint32_t bytes,
                : "memory");
 }
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"r"(kWarps * 32) : "memory"); }
-// Nibbles 0 and 4 of w as a bf16 pair (low half first): 128 + q by its bits, less 128 (exact).
-__device__ __forceinline__ uint32_t nibbles_bf16x2(uint32_t w) {
-  uint32_t p;
-  const uint32_t c = 0x43004300u;
-  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(p) : "r"(w), "r"(0x000F000Fu), "r"(c));  // (w & mask) | c
-  __nv_bfloat162 v = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&p), *reinterpret_cast<const __nv_bfloat162*>(&c));
-  return *reinterpret_cast<uint32_t*>(&v);
-}
 #endif
 
 }  // namespace kc::qmv90
@@ -277,7 +270,8 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
             const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
             uint32_t pg[4], qh[4];
 #pragma unroll
-            for (int j = 0; j < 4; ++j) pg[j] = nibbles_bf16x2(wg[u] >> (4 * j)), qh[j] = nibbles_bf16x2(wh[u] >> (4 * j));
+            for (int j = 0; j < 4; ++j) pg[j] = kc::affine_cu::codes_bf16x2<4>(wg[u] >> (4 * j), 0x000F000Fu),
+                   qh[j] = kc::affine_cu::codes_bf16x2<4>(wh[u] >> (4 * j), 0x000F000Fu);  // nibbles j, j + 4
             const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
             kc_mma_m16n8k16_bf16(cq, a0, xv.x, xv.y);
             kc_mma_m16n8k16_bf16(cr, a1, xv.z, xv.w);
