@@ -7,15 +7,18 @@
 #      processes and count in one SUMMARY);
 #   3. the dense entries again with KC_CUDA_NO_WGMMA=1: the mma.sync forms every SM but sm_90a runs
 #      (the GEMV's and the prompt GEMM's), checked on this GPU too;
-#   4. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
+#   4. compute-sanitizer's racecheck and synccheck over the affine decode's bulk-copy form (its
+#      cuda_tests, where blocks walk many tiles): its producer, consumers and tile meetings share
+#      shared memory through mbarriers only, which the contract's gates cannot watch;
+#   5. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS.
 # The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
 # 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
 # benchmark's.
 # Run from the repository root on the GPU machine:  scripts/h200_all.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200, configured -DKC_CUDA_SMS=90a) holds bin/kernel-contract,
-# bin/planted-contract and the benchmarks bin/bench_rows, bin/bench_dense, bin/bench_prompt (the build
-# makes them for sm_90a wherever nvcc is: bench/CMakeLists.txt).
+# bin/planted-contract, bin/cuda_tests and the benchmarks bin/bench_rows, bin/bench_dense,
+# bin/bench_prompt (the build makes them for sm_90a wherever nvcc is: bench/CMakeLists.txt).
 # Logs land in OUT_DIR.
 set -u
 B=${1:-build-h200}
@@ -40,6 +43,11 @@ grep -E "^(ERROR|FAIL|GREEN|RED)|fresh process|SUMMARY" "$O/planted.log" | cut -
 
 KC_CUDA_NO_WGMMA=1 step mma_sync 300 "$B/bin/kernel-contract" --only dense --backend cuda
 grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
+
+for tool in racecheck synccheck; do
+  step "$tool" 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/cuda_tests" --gtest_filter='Qmv90.*'
+  grep -E "SUMMARY|PASSED|FAILED|SKIPPED" "$O/$tool.log" | cut -c1-200
+done
 
 if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
   bt=${KC_BENCH_TIMEOUT:-120}
