@@ -46,15 +46,15 @@ double out_value(const uint8_t* p, bool f32) {
   return bf(h);
 }
 
+// The served launchers at a chosen part count (the cluster form's, and the split-K form's parts and
+// meeting).
 template <int NX, int C, class Out> void cluster_form(const void* x, const void* w, void* y, int M, int N, int K) {
-  const unsigned blocks = unsigned((N + kc::gemv90::kRows - 1) / kc::gemv90::kRows) * C;
-  kc_gemv90<NX, C, Out><<<blocks, kc::gemv90::kThreads, kc::gemv90::smem_bytes<NX>()>>>(
-      static_cast<const __nv_bfloat16*>(x), static_cast<const __nv_bfloat16*>(w), static_cast<Out*>(y), M, N, K);
+  kc::gemv90::launch_c<NX, C, Out>(static_cast<const __nv_bfloat16*>(x), static_cast<const __nv_bfloat16*>(w),
+                                   static_cast<Out*>(y), M, N, K, 0);
 }
 template <int NX, class Out> void parts_form(const void* x, const void* w, float* ws, void* y, int M, int N, int K, int C) {
-  const unsigned blocks = unsigned((N + kc::gemv90::kRows - 1) / kc::gemv90::kRows) * C;
-  kc_gemv90_parts<NX><<<blocks, kc::gemv90::kThreads, kc::gemv90::smem_bytes<NX>()>>>(
-      static_cast<const __nv_bfloat16*>(x), static_cast<const __nv_bfloat16*>(w), ws, M, N, K, C);
+  kc::gemv90::launch_parts_nx<NX>(static_cast<const __nv_bfloat16*>(x), static_cast<const __nv_bfloat16*>(w), ws, M,
+                                  N, K, C, 0);
   kc_gemv_bf16_meet<Out><<<(M * N + 255) / 256, 256>>>(ws, static_cast<Out*>(y), M * N, C);
 }
 

@@ -286,24 +286,24 @@ template <class Out> inline void launch(const void* xv, const void* wv, Out* y, 
   else if (f.nx == 16) launch_nx<16, Out>(x, w, y, M, N, K, f.parts, st);
   else launch_nx<32, Out>(x, w, y, M, N, K, f.parts, st);
 }
+// The split-K form's kernel at x width NX and C parts, as blocks into ws (C * M * N floats; a failed
+// opt-in shows as the launch's error).
+template <int NX>
+inline void launch_parts_nx(const __nv_bfloat16* x, const __nv_bfloat16* w, float* ws, int M, int N, int K, int C,
+                            cudaStream_t st) {
+  (void)ready_parts<NX>();
+  const unsigned blocks = unsigned((N + kRows - 1) / kRows) * unsigned(C);
+  kc_gemv90_parts<NX><<<blocks, kThreads, smem_bytes<NX>(), st>>>(x, w, ws, M, N, K, C);
+}
 // The split-K form: the parts of form<Out> as blocks into ws (parts * M * N floats); the caller meets them.
 template <class Out> inline int launch_parts(const void* xv, const void* wv, float* ws, int M, int N, int K,
                                              cudaStream_t st) {
   const Form f = form<Out>(M, N, K);
   auto x = static_cast<const __nv_bfloat16*>(xv);
   auto w = static_cast<const __nv_bfloat16*>(wv);
-  const unsigned blocks = unsigned((N + kRows - 1) / kRows) * unsigned(f.parts);
-  // A failed opt-in shows as the launch's error.
-  if (f.nx == 8) {
-    (void)ready_parts<8>();
-    kc_gemv90_parts<8><<<blocks, kThreads, smem_bytes<8>(), st>>>(x, w, ws, M, N, K, f.parts);
-  } else if (f.nx == 16) {
-    (void)ready_parts<16>();
-    kc_gemv90_parts<16><<<blocks, kThreads, smem_bytes<16>(), st>>>(x, w, ws, M, N, K, f.parts);
-  } else {
-    (void)ready_parts<32>();
-    kc_gemv90_parts<32><<<blocks, kThreads, smem_bytes<32>(), st>>>(x, w, ws, M, N, K, f.parts);
-  }
+  if (f.nx == 8) launch_parts_nx<8>(x, w, ws, M, N, K, f.parts, st);
+  else if (f.nx == 16) launch_parts_nx<16>(x, w, ws, M, N, K, f.parts, st);
+  else launch_parts_nx<32>(x, w, ws, M, N, K, f.parts, st);
   return f.parts;
 }
 
