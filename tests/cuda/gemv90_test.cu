@@ -15,26 +15,13 @@
 #include <vector>
 
 #include "kernels/dense/gemv/gemv.cuh"
+#include "tests/cuda/bf16_fill.hpp"
 
 namespace {
 
-// bf16 bits of +-2^[-6, 6] with every mantissa, from a hash of the index: products and sums of
-// many magnitudes, so fp32 sums round (and another order of the parts gives other bits).
-std::vector<uint16_t> spread(size_t n, uint32_t seed) {
-  std::vector<uint16_t> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t h = uint32_t(i) * 2654435761u ^ seed;
-    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
-    v[i] = uint16_t((h & 0x8000u) | ((121u + (h >> 8) % 13u) << 7) | (h & 0x7Fu));
-  }
-  return v;
-}
-double bf(uint16_t h) {
-  const uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using kc_test::bf;
+using kc_test::spread;
+
 double out_value(const uint8_t* p, bool f32) {
   if (f32) {
     float f;

@@ -17,29 +17,14 @@
 #include <vector>
 
 #include "kernels/affine/qmv/qmv.cuh"
+#include "tests/cuda/bf16_fill.hpp"
 
 namespace {
 
-uint32_t hash(uint32_t i, uint32_t seed) {
-  uint32_t h = i * 2654435761u ^ seed;
-  h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
-  return h;
-}
-// bf16 bits of +-2^[lo, lo + span) with every mantissa: sums of many magnitudes, so fp32 sums round.
-std::vector<uint16_t> spread(size_t n, uint32_t seed, int lo, int span) {
-  std::vector<uint16_t> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t h = hash(uint32_t(i), seed);
-    v[i] = uint16_t((h & 0x8000u) | (uint32_t(127 + lo + int((h >> 8) % uint32_t(span))) << 7) | (h & 0x7Fu));
-  }
-  return v;
-}
-double bf(uint16_t h) {
-  const uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using kc_test::bf;
+using kc_test::hash;
+using kc_test::spread;
+
 template <class Out> double value(const Out& o) {
   if constexpr (std::is_same_v<Out, float>) return o;
   else return double(__bfloat162float(o));
