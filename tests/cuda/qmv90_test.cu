@@ -55,9 +55,7 @@ template <int GROUP, class Out> void check(int M, int N, int K, int grid) {
   ASSERT_TRUE(x && s && b && q);
   ASSERT_EQ(cudaMalloc(&y, (ny + guard) * sizeof(Out)), cudaSuccess);
   ASSERT_EQ(cudaMemset(y, 0xA5, (ny + guard) * sizeof(Out)), cudaSuccess);
-  const int bytes = kc::qmv90::layout<GROUP>(M, K).total;
-  if (M == 1) kc_qmv90<GROUP, true, Out><<<grid, kc::qmv90::kThreads, bytes>>>(x, q, s, b, y, M, N, K);
-  else kc_qmv90<GROUP, false, Out><<<grid, kc::qmv90::kThreads, bytes>>>(x, q, s, b, y, M, N, K);
+  kc::qmv90::launch<GROUP, Out>(x, q, s, b, y, M, N, K, 0, grid);  // the served launch, on `grid` blocks
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<Out> hy(ny + guard);

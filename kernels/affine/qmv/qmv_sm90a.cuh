@@ -356,36 +356,40 @@ template <int GROUP, class Out> inline bool prepare() {
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemMax) == cudaSuccess;
   return ok;
 }
-// A grid of the blocks the device holds at once (at this block's shared memory), each walking tiles.
+// Blocks each walking tiles blockIdx.x, + gridDim.x, ...: `grid` of them where given (tests drive a
+// few blocks over many tiles), else as many as the device holds at once at this block's shared memory.
 template <int GROUP, bool kOne, class Out>
 inline void launch_one(const uint16_t* x, const uint32_t* q, const uint16_t* s, const uint16_t* b, Out* y, int M,
-                       int N, int K, cudaStream_t st) {
+                       int N, int K, cudaStream_t st, int grid) {
   auto kern = kc_qmv90<GROUP, kOne, Out>;
   const int bytes = layout<GROUP>(M, K).total;
-  static int sms = 0, at = -1, per = 0;  // the last shared size asked, and its blocks an SM
-  if (!sms) {
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
-      (void)cudaGetLastError(), sms = 1;
+  if (grid <= 0) {
+    static int sms = 0, at = -1, per = 0;  // the last shared size asked, and its blocks an SM
+    if (!sms) {
+      int dev = 0;
+      if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
+        (void)cudaGetLastError(), sms = 1;
+    }
+    if (at != bytes) {
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, kThreads, bytes) != cudaSuccess)
+        (void)cudaGetLastError(), per = 0;
+      at = bytes;
+    }
+    const int tiles = (N + kRows - 1) / kRows, most = per * sms;
+    grid = most > 0 && tiles > most ? most : tiles;
   }
-  if (at != bytes) {
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, kThreads, bytes) != cudaSuccess)
-      (void)cudaGetLastError(), per = 0;
-    at = bytes;
-  }
-  const int tiles = (N + kRows - 1) / kRows, most = per * sms;
-  kern<<<most > 0 && tiles > most ? most : tiles, kThreads, bytes, st>>>(x, q, s, b, y, M, N, K);
+  kern<<<grid, kThreads, bytes, st>>>(x, q, s, b, y, M, N, K);
 }
 template <int GROUP, class Out>
 inline void launch(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
-                   cudaStream_t st) {
+                   cudaStream_t st, int grid = 0) {
   (void)prepare<GROUP, Out>();
   auto xx = static_cast<const uint16_t*>(x);
   auto qq = static_cast<const uint32_t*>(q);
   auto ss = static_cast<const uint16_t*>(s);
   auto bb = static_cast<const uint16_t*>(b);
-  if (M == 1) launch_one<GROUP, true, Out>(xx, qq, ss, bb, y, M, N, K, st);
-  else launch_one<GROUP, false, Out>(xx, qq, ss, bb, y, M, N, K, st);
+  if (M == 1) launch_one<GROUP, true, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
+  else launch_one<GROUP, false, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
 }
 }  // namespace
 }  // namespace kc::qmv90
