@@ -14,9 +14,10 @@
 namespace {
 using namespace kc::affine_cu;
 
-// Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); W rows in blocks
-// of 16 (n's tile); K in steps of the group, the 8 slices covering 2,048 of it before repeating
-// (k's tile). Served from K = 64 (a group of 128: 128), as the dense projections.
+// Decode rows 1..32 (one block holds them all: m's tile is an mma's 8 x rows); W rows in blocks of
+// 16, or of 32 at most 9..32 rows (qmv_w_tiles): n's tile is 32, whose edges are also 16's; K in
+// steps of the group, the 8 slices covering 2,048 of it before repeating (k's tile). Served from
+// K = 64 (a group of 128: 128), as the dense projections.
 // The launches this process may take under an entry's name.
 template <int B, int G> std::vector<std::string> qmv_launches(const std::string& name) {
   std::vector<std::string> v = {name + "/m8", name + "/m16", name + "/m32"};
@@ -29,7 +30,7 @@ template <int B, int G> static kc::Entry qmv_entry(const std::string& name) {
   return kc::affine::projection(B, G, kc::DType::bf16)
       .served({{"m", {1, 8, 32}}, {"n", {64, 4096, 16384}}, {"k", {std::max(64, G), 4096, 16384}}})
       .tile("m", kRowsX, 1, 1)
-      .tile("n", kRowsW, 1, 1)
+      .tile("n", kRowsWMost, 1, 1)
       .tile("k", kTileK, G, G)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth_at<B, G>(s["m"], s["k"]); })
       .launches(qmv_launches<B, G>(name))

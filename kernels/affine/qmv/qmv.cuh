@@ -4,12 +4,13 @@
 // of the codes against x; sum x is an mma of x (as A, two 8-row x pieces filling its 16 rows)
 // against ones.
 //
-// A block of 8 warps owns a 16-row W tile at a time and every x row it serves (8 * MT: up to 32 in
-// one block), so each code word is loaded once and used for all rows; a block walks tiles
-// blockIdx.x, + gridDim.x, ... (a grid of the blocks the device holds at once). K is cut into
+// A block of 8 warps owns a W tile of 16 WT rows at a time (qmv_w_tiles: two mma tiles at most
+// 9..32 rows, so each x load serves 32 W rows) and every x row it serves (8 * MT: up to 32 in one
+// block), so each code word is loaded once and used for all rows; a block walks tiles blockIdx.x,
+// + gridDim.x, ... (a grid of the blocks the device holds at once). K is cut into
 // 256-code steps, step r to warp slice r % 8. In a step, lane 4g + t takes, for each of its 8 pairs
 // p of mma steps, 8 codes of W rows g and g + 8 and the 16 bytes of x row g of each x tile at the
-// same k (through L1: x is shared by every block): at 3, 5 and 6 bits (and 2 bits in groups of 32)
+// same k (through L1: x is shared by every block; at WT = 2 the rows g + 16, g + 24 too): at 3, 5 and 6 bits (and 2 bits in groups of 32)
 // k = 256 r + 32 p + 8 t (the one or two words that hold them); at 2, 4 and 8 bits the lane reads
 // the codes of kSpan pairs (all of a group's, up to 4) as one run of words, k = 256 r + 32 kSpan c +
 // 8 (kSpan t + i) for pair kSpan c + i. Either way a pair's quad covers 32 k of one group, and the
@@ -41,14 +42,30 @@
 namespace kc::affine_cu {
 
 constexpr int kSlices = 8;                  // K slices: warps of a block
-constexpr int kRowsW = 16;                  // W rows a block (an mma tile)
-constexpr int kRowsPerBlock = kRowsW;       // (the name the controls' tiles use)
+constexpr int kRowsW = 16;                  // W rows of an mma tile (a block's, at WT = 1)
+constexpr int kRowsPerBlock = kRowsW;       // (the controls' tile: 1..8 rows, WT = 1)
 constexpr int kRowsX = 8;                   // x rows of an mma tile
 constexpr int kStepK = 256;                 // codes a warp takes at a time: 8 pairs of 32
 constexpr int kTileK = kSlices * kStepK;    // 2,048: K the slices cover before repeating
 constexpr int kLaneStrideK = kTileK;        // (the name the controls' tiles use)
 
 enum class Fault : int { none, fold_scale, reversed_code, first_scale };
+
+// W tiles of 16 rows a block owns at once (WT), by bits, group and x tiles. Beyond 8 rows the x
+// loads through L1 bound the kernel (they are re-read for every W tile): two tiles halve them. On
+// the H200 (bench history, sixteenth session) two were faster at 9..32 rows but where the 16-row
+// kernel lost (2 bits; groups of 32); at 32 rows they fit without spilling only at 2 bits and at 4
+// bits in groups up to 64 (gate 5 allows no stack frame). HIP keeps one: never measured there.
+constexpr int qmv_w_tiles(int bits, int group, int mt) {
+#if defined(__HIPCC__)
+  return (void)bits, (void)group, (void)mt, 1;
+#else
+  if (mt == 4) return bits == 2 || (bits == 4 && group <= 64) ? 2 : 1;
+  return mt == 2 && bits != 2 && group != 32 ? 2 : 1;
+#endif
+}
+// W rows of the widest tile any launch of the entry takes: its n tile (16 divides it).
+constexpr int kRowsWMost = 2 * kRowsW;
 
 __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_t(h) << 16); }
 
@@ -118,8 +135,8 @@ template <int BITS> __device__ __forceinline__ void codes8_bf16(uint32_t lo, uin
 #include "qmv_sm90a.cuh"
 #endif
 
-// grid (min(ceil(N / 16), resident blocks), ceil(M / 8 MT)), 256 threads (8 warps: the K slices).
-// A block walks its 16-row W tiles (blockIdx.x, + gridDim.x, ...); each warp loads its next step,
+// grid (min(ceil(N / 16 WT), resident blocks), ceil(M / 8 MT)), 256 threads (8 warps: the K slices).
+// A block walks its W tiles (blockIdx.x, + gridDim.x, ...); each warp loads its next step,
 // of this tile or the next, before it sums the current one, so loads stay in flight across tiles.
 // Blocks an SM: on sm_90, up to 8 rows, 2 and 4 bits in groups up to 64 fit 80 registers (three
 // blocks, more warps to hide latency), the others 128; beyond 8 rows a lane holds 8 or 16 x vectors:
@@ -135,17 +152,21 @@ __global__ void __launch_bounds__(256, KC_QMV_BLOCKS(BITS, GROUP, MT))
 kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
               const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
   using namespace kc::affine_cu;
+  constexpr int WT = qmv_w_tiles(BITS, GROUP, MT);
+  constexpr int kTileN = kRowsW * WT;  // the block's W rows
+  constexpr int kH = 2 * WT;           // 8-row W halves a lane serves: rows g + 8 h
   static_assert(GROUP % 32 == 0 && kStepK % GROUP == 0, "a pair of mma steps lies in one group");
   constexpr int kPairs = kStepK / 32, kPairsGroup = GROUP / 32, kGroupsStep = kStepK / GROUP;
   constexpr uint32_t kMask = (1u << BITS) - 1;
   constexpr bool kHi = BITS == 3 || BITS == 5 || BITS == 6 || BITS == 8;  // codes may reach a 2nd word
   constexpr int kSB = (kGroupsStep + 3) / 4;
-  __shared__ float red[2][kSlices][MT * 4][32];
+  // Two buffers of the slices' sums at WT = 1; one at WT = 2 (two would pass 48 KiB of static shared).
+  __shared__ float red[WT > 1 ? 1 : 2][kSlices][WT * MT * 4][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, t = lane & 3;
   const int m0 = blockIdx.y * kRowsX * MT;
   const int wpr = K / 32 * BITS, G = K / GROUP;  // words and groups a row
-  const int tiles = (N + kRowsW - 1) / kRowsW, steps = (K + kStepK - 1) / kStepK;
+  const int tiles = (N + kTileN - 1) / kTileN, steps = (K + kStepK - 1) / kStepK;
   const bool active = warp < steps;
   const int ms = active ? (steps - warp + kSlices - 1) / kSlices : 1;  // the warp's steps a tile
   // The lane's 8 codes of a pair start at bit 8 t BITS of the pair's words: word t BITS / 4, bit o.
@@ -173,7 +194,7 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   // A step's loads from memory: its code words, and its scales and biases shared out over the quad
   // (lane t holds groups t, t + 4 of the step; a group's are fetched from their lane when summed).
   struct Buf {
-    uint32_t lo[kPairs][2], hi[kPairs][2], sb[kSB][2];
+    uint32_t lo[kPairs][kH], hi[kPairs][kH], sb[kSB][kH];
   };
   auto load = [&](Buf& d, int tile, int r) {
     const int kb = r * kStepK;
@@ -182,8 +203,8 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
     auto rows = [&](auto whole) {
       constexpr bool kWhole = decltype(whole)::value;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int n = tile * kRowsW + g + 8 * h;
+      for (int h = 0; h < kH; ++h) {
+        const int n = tile * kTileN + g + 8 * h;
         const bool ok = kWhole || n < N;
         const size_t row = size_t(ok ? n : 0);
         // The lane's first word of the step; every load below is a constant offset from it.
@@ -234,15 +255,15 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
         }
       }
     };
-    if ((tile + 1) * kRowsW <= N && kb + kStepK <= K) rows(std::true_type{});
+    if ((tile + 1) * kTileN <= N && kb + kStepK <= K) rows(std::true_type{});
     else rows(std::false_type{});
   };
 
   // The slice's sums: one accumulator of the groups' terms s (sum x q) + b (sum x) at one x tile (80
   // registers on sm_90); beyond, the two products' sums apart (one fma each, no multiply and add),
-  // added when the tile is done.
+  // added when the tile is done. Per W tile w of the block's WT.
   constexpr bool kApart = MT > 1;
-  float accq[MT][4], accb[MT][4];
+  float accq[WT][MT][4], accb[WT][MT][4];
   auto compute = [&](const Buf& d, int r) {
     const int kb = r * kStepK;
     const uint16_t* xs[MT];
@@ -251,11 +272,13 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 #pragma unroll
     for (int gi = 0; gi < kGroupsStep; ++gi) {
       if (kb + gi * GROUP >= K) break;  // groups are whole: K is a multiple of GROUP
-      float cq[MT][4], cs[MT][4];
+      float cq[WT][MT][4], cs[MT][4];
 #pragma unroll
-      for (int i = 0; i < MT; ++i)
+      for (int w = 0; w < WT; ++w)
 #pragma unroll
-        for (int c = 0; c < 4; ++c) cq[i][c] = 0.f;
+        for (int i = 0; i < MT; ++i)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) cq[w][i][c] = 0.f;
 #pragma unroll
       for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -269,9 +292,9 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
           const uint4 v = xok[i] ? __ldg(reinterpret_cast<const uint4*>(xs[i] + pair_k(p))) : make_uint4(0, 0, 0, 0);
           xw[i][0] = v.x, xw[i][1] = v.y, xw[i][2] = v.z, xw[i][3] = v.w;
         }
-        uint32_t cw[2][4];  // rows g, g + 8: the lane's 8 codes as 4 bf16 pairs (2e, 2e + 1)
+        uint32_t cw[kH][4];  // rows g + 8 h: the lane's 8 codes as 4 bf16 pairs (2e, 2e + 1)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < kH; ++h) {
           if constexpr (F == Fault::reversed_code) {  // the 8 codes one by one, in reverse
             const uint64_t v = ((uint64_t(d.hi[p][h]) << 32) | d.lo[p][h]) >> pair_o(p);
             uint32_t c8[8];
@@ -284,11 +307,14 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
           }
         }
 #pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const uint32_t af[4] = {cw[0][2 * j], cw[1][2 * j], cw[0][2 * j + 1], cw[1][2 * j + 1]};
+        for (int j = 0; j < 2; ++j)
 #pragma unroll
-          for (int i = 0; i < MT; ++i) kc_mma_m16n8k16_bf16(cq[i], af, xw[i][2 * j], xw[i][2 * j + 1]);
-        }
+          for (int w = 0; w < WT; ++w) {  // W tile w: rows 16 w + g (A's row g) and 16 w + g + 8
+            const uint32_t af[4] = {cw[2 * w][2 * j], cw[2 * w + 1][2 * j], cw[2 * w][2 * j + 1],
+                                    cw[2 * w + 1][2 * j + 1]};
+#pragma unroll
+            for (int i = 0; i < MT; ++i) kc_mma_m16n8k16_bf16(cq[w][i], af, xw[i][2 * j], xw[i][2 * j + 1]);
+          }
         // sum x: the lane's 8 x of the pair, as loaded, are its slots of A's rows g (words 0, 2) and
         // g + 8 (words 1, 3), against ones (no register moves: the words stay where they landed).
 #pragma unroll
@@ -299,9 +325,9 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
       float sxr[MT];
 #pragma unroll
       for (int i = 0; i < MT; ++i) sxr[i] = cs[i][0] + cs[i][2];
-      float sv[2], bv[2];
+      float sv[kH], bv[kH];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {  // this group's scale and bias from lane 4g + gi % 4
+      for (int h = 0; h < kH; ++h) {  // this group's scale and bias from lane 4g + gi % 4
         const uint32_t w = __float_as_uint(__shfl_sync(0xffffffffu, __uint_as_float(d.sb[gi / 4][h]), 4 * g + gi % 4));
         sv[h] = bf(uint16_t(w & 0xffffu));
         bv[h] = bf(uint16_t(w >> 16));
@@ -310,36 +336,44 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
       for (int i = 0; i < MT; ++i) {
         const float sx[2] = {__shfl_sync(0xffffffffu, sxr[i], 8 * t), __shfl_sync(0xffffffffu, sxr[i], 8 * t + 4)};
 #pragma unroll
-        for (int c = 0; c < 4; ++c) {
-          const float ss = sv[c >> 1], bb = bv[c >> 1], xs = sx[c & 1];
-          if (F == Fault::fold_scale) {
-            accq[i][c] += ss * (cq[i][c] + __bfloat162float(__float2bfloat16_rn(bb / ss)) * xs);
-          } else if (kApart) {
-            accq[i][c] = fmaf(ss, cq[i][c], accq[i][c]);
-            accb[i][c] = fmaf(bb, xs, accb[i][c]);
-          } else {
-            accq[i][c] += fmaf(ss, cq[i][c], bb * xs);
+        for (int w = 0; w < WT; ++w)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) {
+            const float ss = sv[2 * w + (c >> 1)], bb = bv[2 * w + (c >> 1)], xs = sx[c & 1];
+            float& aq = accq[w][i][c];
+            if (F == Fault::fold_scale) {
+              aq += ss * (cq[w][i][c] + __bfloat162float(__float2bfloat16_rn(bb / ss)) * xs);
+            } else if (kApart) {
+              aq = fmaf(ss, cq[w][i][c], aq);
+              accb[w][i][c] = fmaf(bb, xs, accb[w][i][c]);
+            } else {
+              aq += fmaf(ss, cq[w][i][c], bb * xs);
+            }
           }
-        }
       }
     }
   };
 
   // A tile's 8 slices meet in shared memory (two buffers: the barrier of tile j + 1 comes after every
-  // thread's reads of tile j, so tile j + 2 may write its buffer).
+  // thread's reads of tile j, so tile j + 2 may write its buffer; at WT = 2 one, and a second barrier
+  // after the reads).
   auto finish = [&](int tile, int par) {
+    if constexpr (WT > 1) par = 0;
 #pragma unroll
-    for (int i = 0; i < MT; ++i)
+    for (int w = 0; w < WT; ++w)
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        red[par][warp][i * 4 + c][lane] = kApart ? accq[i][c] + accb[i][c] : accq[i][c];  // no + 0 to a -0
-        accq[i][c] = 0.f, accb[i][c] = 0.f;
-      }
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          // no + 0 to a -0
+          red[par][warp][(w * MT + i) * 4 + c][lane] = kApart ? accq[w][i][c] + accb[w][i][c] : accq[w][i][c];
+          accq[w][i][c] = 0.f, accb[w][i][c] = 0.f;
+        }
     __syncthreads();
-    const int n0 = tile * kRowsW;
-    for (int e = threadIdx.x; e < MT * 4 * 32; e += 256) {
-      const int qd = e / 32, ln = e % 32, i = qd / 4, c = qd % 4;
-      const int n = n0 + (ln >> 2) + 8 * (c >> 1), m = m0 + i * kRowsX + 2 * (ln & 3) + (c & 1);
+    const int n0 = tile * kTileN;
+    for (int e = threadIdx.x; e < WT * MT * 4 * 32; e += 256) {
+      const int qd = e / 32, ln = e % 32, w = qd / (MT * 4), i = qd / 4 % MT, c = qd % 4;
+      const int n = n0 + 16 * w + (ln >> 2) + 8 * (c >> 1), m = m0 + i * kRowsX + 2 * (ln & 3) + (c & 1);
       if (n < N && m < M) {
         float v = red[par][0][qd][ln];
 #pragma unroll
@@ -347,14 +381,17 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
         kc_store<Out>(y, size_t(m) * N + n, v);
       }
     }
+    if constexpr (WT > 1) __syncthreads();
   };
 
   int tile = blockIdx.x, st = 0, par = 0;
   if (tile >= tiles) return;
 #pragma unroll
-  for (int i = 0; i < MT; ++i)
+  for (int w = 0; w < WT; ++w)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) accq[i][c] = 0.f, accb[i][c] = 0.f;
+    for (int i = 0; i < MT; ++i)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) accq[w][i][c] = 0.f, accb[w][i][c] = 0.f;
   Buf A, B;
   if (active) load(A, tile, warp);
   // One item: prefetch the next (step st + 1 of this tile, or the first of the next tile), sum this.
@@ -435,7 +472,8 @@ inline void launch_qmv_mt(const uint16_t* x, const uint32_t* q, const uint16_t* 
                           int N, int K, cudaStream_t st) {
   static const int most =
       kc_resident_blocks(reinterpret_cast<const void*>(kc_affine_qmv<BITS, GROUP, MT, Out, F>), 256);
-  const int tiles = (N + kRowsW - 1) / kRowsW, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
+  constexpr int rows = kRowsW * qmv_w_tiles(BITS, GROUP, MT);
+  const int tiles = (N + rows - 1) / rows, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
   const int per = most / ty;
   const dim3 grid(per > 0 && tiles > per ? per : tiles, ty);
   kc_affine_qmv<BITS, GROUP, MT, Out, F><<<grid, 256, 0, st>>>(x, q, s, b, y, M, N, K);
