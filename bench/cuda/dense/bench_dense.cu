@@ -307,7 +307,8 @@ int main() {
   std::printf("%-4s %-5s %-4s %-6s %-6s | %9s %7s %6s %6s | %9s\n", "bits", "group", "M", "N", "K", "us", "GB/s", "%copy",
               "%same", "max rel");
 #endif
-  // KC_BENCH_AFFINE="bits,group,M,N,K" runs that one shape only (to profile it alone, e.g. under ncu).
+  // KC_BENCH_AFFINE="bits,group,M,N,K" runs that one shape only, in the table or not (to profile it
+  // alone, e.g. under ncu); its bits and group must be a pair the table launches.
   const char* only_affine = std::getenv("KC_BENCH_AFFINE");
   auto run_affine = [&](int bits, int group, int M, int N, int K) {
     if (only_affine && std::to_string(bits) + "," + std::to_string(group) + "," + std::to_string(M) + "," +
@@ -382,13 +383,19 @@ int main() {
     CK(cudaFree(y));
     CK(cudaFree(yr));
   };
-  for (int bits : {2, 3, 4, 5, 6, 8})
-    for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
+  int one[5];
+  if (only_affine && std::sscanf(only_affine, "%d,%d,%d,%d,%d", &one[0], &one[1], &one[2], &one[3], &one[4]) == 5)
+    run_affine(one[0], one[1], one[2], one[3], one[4]);  // a shape outside the table too
+  else
+    for (int bits : {2, 3, 4, 5, 6, 8})
+      for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
+  if (!only_affine) {
   for (int group : {32, 128})
     for (int M : {1, 32}) run_affine(4, group, M, 4096, 4096);
   for (int bits : {2, 4, 8})
     for (int M : {1, 8, 32}) run_affine(bits, 64, M, 14336, 4096);
   for (int M : {1, 8}) run_affine(4, 64, M, 4096, 14336);
+  }
 
   // ---- affine prompt ---------------------------------------------------------------------------
   std::printf("\nAFFINE prompt tiles (4 bits, group 64, bf16 out; TFLOP/s; as %% of cuBLAS bf16 on dense weights)\n");
