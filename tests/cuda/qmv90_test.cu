@@ -19,7 +19,8 @@ namespace {
 template <int GROUP, class Out> void check(int M, int N, int K, int grid) {
   SCOPED_TRACE(testing::Message() << "grid " << grid);
   ASSERT_TRUE(kc::qmv90::fits<GROUP>(M, K));
-  kc_test::check_affine<4, GROUP, Out>(M, N, K, kc::qmv90::depth(K, GROUP), [&](auto x, auto q, auto s, auto b, Out* y) {
+  const double depth = kc::qmv90::depth(K, GROUP);
+  kc_test::check_affine<4, GROUP, Out>(M, N, K, depth, [&](auto x, auto q, auto s, auto b, Out* y) {
     kc::qmv90::launch<GROUP, Out>(x, q, s, b, y, M, N, K, 0, grid);  // the served launch, on `grid` blocks
   });
 }

@@ -18,7 +18,8 @@ using namespace kc::affine_cu;
 
 template <int BITS, int GROUP, class Out> void check(int M, int N, int K) {
   ASSERT_GT(M, kRowsX) << "past 8 rows the mma.sync kernel runs on every device";
-  kc_test::check_affine<BITS, GROUP, Out>(M, N, K, qmv_depth_at<BITS, GROUP>(M, K), [&](auto x, auto q, auto s, auto b, Out* y) {
+  const double depth = qmv_depth_at<BITS, GROUP>(M, K);
+  kc_test::check_affine<BITS, GROUP, Out>(M, N, K, depth, [&](auto x, auto q, auto s, auto b, Out* y) {
     launch_qmv<BITS, GROUP, Out>(x, q, s, b, y, M, N, K, 0);  // the served launch
   });
 }

@@ -10,13 +10,14 @@
 // + gridDim.x, ... (a grid of the blocks the device holds at once). K is cut into
 // 256-code steps, step r to warp slice r % 8. In a step, lane 4g + t takes, for each of its 8 pairs
 // p of mma steps, 8 codes of W rows g and g + 8 and the 16 bytes of x row g of each x tile at the
-// same k (through L1: x is shared by every block; at WT = 2 the rows g + 16, g + 24 too): at 3, 5 and 6 bits (and 2 bits in groups of 32)
-// k = 256 r + 32 p + 8 t (the one or two words that hold them); at 2, 4 and 8 bits the lane reads
-// the codes of kSpan pairs (all of a group's, up to 4) as one run of words, k = 256 r + 32 kSpan c +
-// 8 (kSpan t + i) for pair kSpan c + i. Either way a pair's quad covers 32 k of one group, and the
-// 8 codes fill the lane's k slots of the pair's two mma steps (any permutation of k may stand for
-// the 16 slots, as long as codes and x share it). Codes become bf16 pairs (2e, 2e + 1), the order of
-// x's words, in registers (128 + q by its bits, minus 128; 8 bits through fp32: exact).
+// same k (through L1: x is shared by every block; at WT = 2 the codes of rows g + 16, g + 24 too):
+// at 3, 5 and 6 bits (and 2 bits in groups of 32) k = 256 r + 32 p + 8 t (the one or two words
+// that hold them); at 2, 4 and 8 bits the lane reads the codes of kSpan pairs (all of a group's, up
+// to 4) as one run of words, k = 256 r + 32 kSpan c + 8 (kSpan t + i) for pair kSpan c + i. Either
+// way a pair's quad covers 32 k of one group, and the 8 codes fill the lane's k slots of the pair's
+// two mma steps (any permutation of k may stand for the 16 slots, as long as codes and x share it).
+// Codes become bf16 pairs (2e, 2e + 1), the order of x's words, in registers (128 + q by its bits,
+// minus 128; 8 bits through fp32: exact).
 // Summation order, per output: for each group of the slice (in increasing k) its sum x q is a chain
 // of mma steps from zero (group / 16 steps); its sum x, per x row, two chains from zero of group / 32
 // mma steps (a step a pair: the lane's 8 x, as loaded, fill its slots of A's rows g and g + 8 against
