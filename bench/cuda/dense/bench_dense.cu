@@ -384,9 +384,15 @@ int main() {
     CK(cudaFree(yr));
   };
   int one[5];
-  if (only_affine && std::sscanf(only_affine, "%d,%d,%d,%d,%d", &one[0], &one[1], &one[2], &one[3], &one[4]) == 5)
+  if (only_affine && std::sscanf(only_affine, "%d,%d,%d,%d,%d", &one[0], &one[1], &one[2], &one[3], &one[4]) == 5) {
+    const bool b64 = one[0] >= 2 && one[0] <= 8 && one[0] != 7;
+    if (!(one[1] == 64 && b64) && !(one[0] == 4 && (one[1] == 32 || one[1] == 128))) {
+      std::fprintf(stderr, "KC_BENCH_AFFINE=%s: the benchmark launches groups of 64 at 2..8 bits and 32, 128 at 4\n",
+                   only_affine);
+      return 2;
+    }
     run_affine(one[0], one[1], one[2], one[3], one[4]);  // a shape outside the table too
-  else
+  } else
     for (int bits : {2, 3, 4, 5, 6, 8})
       for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
   if (!only_affine) {
