@@ -1,6 +1,6 @@
 // Contract of the CUDA affine-quantized decode projection (qmv.cuh) at every bit width and group
-// MLX serves, bf16 out. At 4 bits on an sm_90 device whose loaded image is sm_90a the launcher takes
-// the bulk-copy form where it fits (qmv_sm90a.cuh: 1..8 rows, K a multiple of 8 groups), the
+// MLX serves, bf16 out. At 4 and 8 bits on an sm_90 device whose loaded image is sm_90a the launcher
+// takes the bulk-copy form where it fits (qmv_sm90a.cuh: 1..8 rows, K a multiple of 8 groups), the
 // mma.sync kernel elsewhere: the entry declares both forms' launches, its picks name the one taken
 // (gate 3 runs each at a ragged shape) and its depth is the taken form's.
 #include "../../common/cuda_contract.hpp"
@@ -21,7 +21,7 @@ using namespace kc::affine_cu;
 // The launches this process may take under an entry's name.
 template <int B, int G> std::vector<std::string> qmv_launches(const std::string& name) {
   std::vector<std::string> v = {name + "/m8", name + "/m16", name + "/m32"};
-  if (B == 4 && qmv_bulk_used()) v.insert(v.end(), {name + "/bulk_m1", name + "/bulk_m8"});
+  if ((B == 4 || B == 8) && qmv_bulk_used()) v.insert(v.end(), {name + "/bulk_m1", name + "/bulk_m8"});
   return v;
 }
 // Static, with the opt-in of this translation unit's bulk-copy kernels (gemv_entry.hpp says why).
@@ -65,14 +65,14 @@ KC_QMV(4, 64)
 KC_QMV(4, 128)
 #if defined(__CUDACC__)
 // The bulk-copy form (sm_90a only): at one x row and at 2..8.
-#define KC_QMV_BULK(G)                                                                                       \
-  KC_CUDA_LAUNCH("affine/qmv/b4_g" #G "/bulk_m1", (kc_qmv90<G, true, __nv_bfloat16>), kc::qmv90::kThreads,     \
-                 kc::qmv90::kSmemMax);                                                                       \
-  KC_CUDA_LAUNCH("affine/qmv/b4_g" #G "/bulk_m8", (kc_qmv90<G, false, __nv_bfloat16>), kc::qmv90::kThreads,    \
-                 kc::qmv90::kSmemMax);
-KC_QMV_BULK(32)
-KC_QMV_BULK(64)
-KC_QMV_BULK(128)
+#define KC_QMV_BULK(B, G)                                                                                    \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m1", (kc_qmv90<B, G, true, __nv_bfloat16>),                  \
+                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);                                                  \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m8", (kc_qmv90<B, G, false, __nv_bfloat16>),                 \
+                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);
+KC_QMV_BULK(4, 32)
+KC_QMV_BULK(4, 64)
+KC_QMV_BULK(4, 128)
 #endif
 KC_QMV(5, 32)
 KC_QMV(5, 64)
@@ -83,3 +83,8 @@ KC_QMV(6, 128)
 KC_QMV(8, 32)
 KC_QMV(8, 64)
 KC_QMV(8, 128)
+#if defined(__CUDACC__)
+KC_QMV_BULK(8, 32)
+KC_QMV_BULK(8, 64)
+KC_QMV_BULK(8, 128)
+#endif

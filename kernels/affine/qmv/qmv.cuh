@@ -26,8 +26,8 @@
 // into two accumulators, added when the slice's tile is done. The 8 slices then meet in slice order
 // in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
-// On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 bits, 1..8
-// rows and the K it fits (qmv_sm90a.cuh); the controls' faults stay in this kernel.
+// On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 and 8 bits,
+// 1..8 rows and the K it fits (qmv_sm90a.cuh); the controls' faults stay in this kernel.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -433,13 +433,13 @@ inline double qmv_depth(long K, long group) {
 // Does launch_qmv take the bulk-copy form at this shape (qmv_sm90a.cuh)? Never under HIP.
 template <int BITS, int GROUP> inline bool qmv_bulk(int M, int K) {
 #if defined(__CUDACC__)
-  return BITS == 4 && kc::qmv90::fits<GROUP>(M, K) && kc::qmv90::use();
+  return kc::qmv90::fits<BITS, GROUP>(M, K) && kc::qmv90::use();
 #else
   (void)M, (void)K;
   return false;
 #endif
 }
-// Does this process take the bulk-copy form at 4 bits anywhere? Never under HIP.
+// Does this process take the bulk-copy form (4 and 8 bits) anywhere? Never under HIP.
 inline bool qmv_bulk_used() {
 #if defined(__CUDACC__)
   return kc::qmv90::use();
@@ -450,7 +450,7 @@ inline bool qmv_bulk_used() {
 // The depth of the form launch_qmv takes.
 template <int BITS, int GROUP> inline double qmv_depth_at(long M, long K) {
 #if defined(__CUDACC__)
-  if (qmv_bulk<BITS, GROUP>(int(M), int(K))) return kc::qmv90::depth(K, GROUP);
+  if (qmv_bulk<BITS, GROUP>(int(M), int(K))) return kc::qmv90::depth(K, GROUP, BITS);
 #endif
   return qmv_depth(K, GROUP);
 }
@@ -462,8 +462,8 @@ namespace {
 // before gate 5 checks each launch's dynamic shared bytes on the device).
 template <int BITS, int GROUP, class Out> inline void qmv_prepare() {
 #if defined(__CUDACC__)
-  if constexpr (BITS == 4)
-    if (kc::qmv90::use()) (void)kc::qmv90::prepare<GROUP, Out>();
+  if constexpr (BITS == 4 || BITS == 8)
+    if (kc::qmv90::use()) (void)kc::qmv90::prepare<BITS, GROUP, Out>();
 #endif
 }
 // A grid of the blocks the device holds at once, each walking W tiles (a block a tile where that is
@@ -484,8 +484,8 @@ template <int BITS, int GROUP, class Out, Fault F = Fault::none>
 inline void launch_qmv(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
                        cudaStream_t st) {
 #if defined(__CUDACC__)
-  if constexpr (BITS == 4 && F == Fault::none)
-    if (qmv_bulk<BITS, GROUP>(M, K)) return kc::qmv90::launch<GROUP, Out>(x, q, s, b, y, M, N, K, st);
+  if constexpr ((BITS == 4 || BITS == 8) && F == Fault::none)
+    if (qmv_bulk<BITS, GROUP>(M, K)) return kc::qmv90::launch<BITS, GROUP, Out>(x, q, s, b, y, M, N, K, st);
 #endif
   const int mt = qmv_tiles(M);
   auto xx = static_cast<const uint16_t*>(x);

@@ -1,27 +1,30 @@
-// MLX affine decode at 4 bits for 1..8 x rows, fed by Hopper's bulk copies: the form launch_qmv takes
-// on an sm_90 device whose loaded image is sm_90a, where K is a multiple of 8 groups and a block's
-// shared memory (below) fits two blocks an SM. Everywhere else qmv.cuh's mma.sync kernel serves.
+// MLX affine decode at 4 and 8 bits for 1..8 x rows, fed by Hopper's bulk copies: the form launch_qmv
+// takes on an sm_90 device whose loaded image is sm_90a, where K is a multiple of 8 groups and a
+// block's shared memory (below) fits two blocks an SM. Everywhere else qmv.cuh's mma.sync kernel serves.
 //
 // Why: qmv.cuh's kernel is bound by instruction issue (ncu, H200, 4 bits, group 64, 14,336 x 4,096,
 // 1 row: 536 warp instructions a warp's 16 rows x 256 k, of them ~160 building load addresses and
-// tests and ~100 the groups' terms). Here a producer warp copies each stage (16 W rows x 2,048 k of
-// codes, their scales and biases: one cp.async.bulk a row and array) into a ring of shared memory,
+// tests and ~100 the groups' terms). Here a producer warp copies each stage (16 W rows x 1,024 bytes
+// of codes, their scales and biases: one cp.async.bulk a row and array) into a ring of shared memory,
 // and the consumers' step is ~290 instructions (ncu), 176 of them turning codes into bf16. H200, group
 // 64, one row: 14,336 x 4,096 in 14.5 us against the mma.sync kernel's 19.6, 4,096 x 14,336 14.8
 // against 20.5, 4,096^2 7.1 against 8.2 (bench/cuda/dense/h200_results.txt).
 //
 // A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
 // into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
-// then a lane tree over the group; fp32), and permute each 8 k of x in place to the pairs (0, 4), (1,
-// 5), (2, 6), (3, 7): the order one shift and one lop3 a pair take codes out of a word (mma.sync lets
-// any permutation of k stand for its slots if codes and x share it). Warp w takes k 256 w .. 256 w +
-// 255 of every 2,048-k stage (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each
-// group of the step its GROUP / 32 words of each row (one shared load), x row g (x row M - 1 where g
-// >= M: those columns are never stored).
+// then a lane tree over the group; fp32), and permute each 8 k of x in place to the order codes leave
+// a word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 4
+// bits the pairs (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3 a pair), at 8 bits (0, 2), (1,
+// 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted by 8). A warp's step is 128
+// bytes of each code row (256 k at 4 bits, 128 at 8); warp w takes step w of every 8-step stage
+// (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each group of the step its
+// GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row M - 1 where g >= M:
+// those columns are never stored).
 // Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains
-// of GROUP / 32 mma steps from zero (each word's first and second step: half the latency a chain),
-// added; the slice's accumulator takes s (sum x q), then b (sum x), by one fma each; the 8 slices meet
-// in slice order in shared memory, summed by one warp while the others go on to the next tile.
+// of GROUP / 32 mma steps from zero (4 bits: each word's first and second step; 8 bits: a word a step,
+// words alternating; either way half the latency a chain), added; the slice's accumulator takes s
+// (sum x q), then b (sum x), by one fma each; the 8 slices meet in slice order in shared memory,
+// summed by one warp while the others go on to the next tile.
 // Included by qmv.cuh (after the code helpers it shares), never on its own.
 #pragma once
 #include <cuda_bf16.h>
@@ -37,7 +40,6 @@ namespace kc::qmv90 {
 
 constexpr int kWarps = 8;                  // consumer warps: K slices
 constexpr int kThreads = 32 * (kWarps + 1);  // and the producer warp
-constexpr int kChunkK = kWarps * 256;      // k a stage holds
 constexpr int kRows = 16;                  // W rows a tile (an mma's)
 constexpr int kStages = 3;
 // Tiles' meetings in flight: a warp writes tile j + kMeets's partials only after every warp released
@@ -45,12 +47,18 @@ constexpr int kStages = 3;
 constexpr int kMeets = 4;
 constexpr int kSmemMax = 113 * 1024;       // the largest block taken: two blocks an SM (228 KiB)
 
+// A warp's step: 128 bytes of each of the tile's code rows (256 k at 4 bits, 128 at 8); a stage, the 8
+// warps' steps (kChunk k).
+template <int BITS> constexpr int kStepK = 1024 / BITS;
+template <int BITS> constexpr int kChunkK = kWarps * kStepK<BITS>;
+
 // A stage: 16 rows of codes (1,024 bytes and a pad: a quad's reads of rows g = 0..7 fall in distinct
-// banks), then the 16 rows' scales and the 16 rows' biases (2,048 / GROUP each, a pad of 16 bytes).
-template <int GROUP> struct Stage {
-  static constexpr int kSpan = GROUP / 32;                  // words of a row a lane takes in a group
-  static constexpr int kStride = kChunkK / 2 + 16 * kSpan;  // a code row's bytes
-  static constexpr int kSBRow = kChunkK / GROUP * 2 + 16;   // a scale (or bias) row's bytes
+// banks), then the 16 rows' scales and the 16 rows' biases (kChunk / GROUP each, a pad of 16 bytes).
+template <int BITS, int GROUP> struct Stage {
+  static constexpr int kChunk = kChunkK<BITS>;
+  static constexpr int kSpan = GROUP * BITS / 128;          // words of a row a lane takes in a group
+  static constexpr int kStride = kChunk * BITS / 8 + 16 * kSpan;  // a code row's bytes
+  static constexpr int kSBRow = kChunk / GROUP * 2 + 16;    // a scale (or bias) row's bytes
   static constexpr int kCodes = kRows * kStride;
   static constexpr int kBytes = kCodes + 2 * kRows * kSBRow;
 };
@@ -61,29 +69,30 @@ template <int GROUP> struct Stage {
 struct Layout {
   int red, X, xs, stages, total;
 };
-template <int GROUP> __host__ __device__ inline Layout layout(int M, int K) {
+template <int BITS, int GROUP> __host__ __device__ inline Layout layout(int M, int K) {
   Layout l;
   l.red = 128;
   l.X = l.red + kMeets * kWarps * (M == 1 ? 16 : 128) * 4;
   l.xs = l.X + (K / GROUP) * 8 * 4;
   l.stages = (l.xs + (K / 8 + 4) * M * 16 + 127) / 128 * 128;
-  l.total = l.stages + kStages * Stage<GROUP>::kBytes;
+  l.total = l.stages + kStages * Stage<BITS, GROUP>::kBytes;
   return l;
 }
 
-// Shapes the form takes: 1..8 rows; K a multiple of 8 groups (every stage's scale rows then start and
-// end on 16 bytes, as bulk copies need); two blocks an SM.
-template <int GROUP> __host__ __device__ inline bool fits(int M, int K) {
-  return M >= 1 && M <= 8 && K % (8 * GROUP) == 0 && layout<GROUP>(M, K).total <= kSmemMax;
+// Shapes the form takes: 4 or 8 bits; 1..8 rows; K a multiple of 8 groups (every stage's scale rows
+// then start and end on 16 bytes, as bulk copies need); two blocks an SM.
+template <int BITS, int GROUP> __host__ __device__ inline bool fits(int M, int K) {
+  return (BITS == 4 || BITS == 8) && M >= 1 && M <= 8 && K % (8 * GROUP) == 0 &&
+         layout<BITS, GROUP>(M, K).total <= kSmemMax;
 }
 
 // Longest chain of roundings for an output: a group's mma chains (3 a k, as qmv_depth counts: 3 GROUP
-// bounds the two chains of GROUP / 2 k and their add), its
-// fma into the accumulator, two fmas a group on the slice's chain (at most ceil(ceil(K / 256) / 8)
-// steps of 256 / GROUP groups), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
-inline double depth(long K, long group) {
-  const long steps = (K + 255) / 256;
-  long groups = (steps + kWarps - 1) / kWarps * (256 / group);
+// bounds the two chains of GROUP / 2 k and their add), its fma into the accumulator, two fmas a group
+// on the slice's chain (at most ceil(ceil(K / step) / 8) steps of step / GROUP groups, step = 1,024 /
+// bits), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
+inline double depth(long K, long group, int bits) {
+  const long step = 1024 / bits, steps = (K + step - 1) / step;
+  long groups = (steps + kWarps - 1) / kWarps * (step / group);
   if (groups > K / group) groups = K / group;
   return 3.0 * double(group) + 1 + 2.0 * double(groups) + double(kWarps - 1);
 }
@@ -113,22 +122,38 @@ __device__ __forceinline__ void bulk(void* dst, const void* src, uint32_t bytes,
 }
 __device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;" ::"r"(kWarps * 32) : "memory"); }
 #endif
+#if defined(__CUDACC__)
+// Bytes 0 and 2 of w (8-bit codes) as a bf16 pair, exactly, in four instructions: 0x4300 | (q & 127)
+// is the bf16 128 + (q & 127); 0x4300 | (q & 128) is 128 or 256, less 256 is -128 or 0; their sum is q
+// (each step exact: every value is an integer below 256 with at most 8 significant bits).
+__device__ __forceinline__ uint32_t bytes02_bf16x2(uint32_t w) {
+  const uint32_t c = 0x43004300u, c256 = 0x43804380u;
+  uint32_t lo, hi;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(lo) : "r"(w), "r"(0x007F007Fu), "r"(c));  // (a & b) | c
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(hi) : "r"(w), "r"(0x00800080u), "r"(c));
+  const __nv_bfloat162 h = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&hi), *reinterpret_cast<const __nv_bfloat162*>(&c256));
+  const __nv_bfloat162 v = __hadd2(*reinterpret_cast<__nv_bfloat162*>(&lo), h);
+  return *reinterpret_cast<const uint32_t*>(&v);
+}
+#endif
 
 }  // namespace kc::qmv90
 
 // grid (min(tiles, the blocks the device holds at once)), kThreads; a block walks 16-row tiles
-// blockIdx.x, + gridDim.x, ...; dynamic shared memory layout<GROUP>(M, K).total.
-template <int GROUP, bool kOne, class Out>
+// blockIdx.x, + gridDim.x, ...; dynamic shared memory layout<BITS, GROUP>(M, K).total.
+template <int BITS, int GROUP, bool kOne, class Out>
 __global__ void __launch_bounds__(kc::qmv90::kThreads, 2)
 kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const uint16_t* __restrict__ s,
          const uint16_t* __restrict__ b, Out* __restrict__ y, int M, int N, int K) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace kc::qmv90;
-  using St = Stage<GROUP>;
+  using St = Stage<BITS, GROUP>;
+  static_assert(BITS == 4 || BITS == 8, "4 or 8 bits");
   constexpr int kWarpOut = kOne ? 16 : 128;  // a warp's partials a tile (at one row lanes 4g's c0, c2)
-  constexpr int kGroupsStep = 256 / GROUP;
+  constexpr int kStep = kStepK<BITS>, kChunk = kChunkK<BITS>;
+  constexpr int kGroupsStep = kStep / GROUP;
   extern __shared__ __align__(128) unsigned char sm[];
-  const Layout L = layout<GROUP>(M, K);
+  const Layout L = layout<BITS, GROUP>(M, K);
   uint64_t* full = reinterpret_cast<uint64_t*>(sm);
   uint64_t* empty = full + kStages;
   uint64_t* xbar = empty + kStages;
@@ -138,7 +163,7 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   uint4* xs = reinterpret_cast<uint4*>(sm + L.xs);
   unsigned char* st0 = sm + L.stages;
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-  const int G = K / GROUP, K8 = K / 8, tiles = (N + kRows - 1) / kRows, C = (K + kChunkK - 1) / kChunkK;
+  const int G = K / GROUP, K8 = K / 8, tiles = (N + kRows - 1) / kRows, C = (K + kChunk - 1) / kChunk;
   // Every consumer lane arrives on a stage's empty barrier and a tile's meeting barrier (not one lane
   // after __syncwarp): the same time on the H200, and compute-sanitizer's racecheck then sees each
   // lane's reads and writes ordered before the barrier (with one lane it reported hazards on both).
@@ -156,17 +181,17 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
     const auto* qb = reinterpret_cast<const unsigned char*>(q);
     const auto* sb = reinterpret_cast<const unsigned char*>(s);
     const auto* bb = reinterpret_cast<const unsigned char*>(b);
-    const size_t qrow = size_t(K / 2), srow = size_t(G) * 2;
+    const size_t qrow = size_t(K) * BITS / 8, srow = size_t(G) * 2;
     int slot = 0, i = 0;
     uint32_t ph = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       const int rows = min(kRows, N - tile * kRows);
       for (int c = 0; c < C; ++c, ++i) {
         if (i >= kStages) mbar_wait(empty + slot, ph ^ 1);
-        const int k0 = c * kChunkK, kl = min(kChunkK, K - k0);
-        const uint32_t cb = uint32_t(kl / 2), gb = uint32_t(kl / GROUP * 2);
+        const int k0 = c * kChunk, kl = min(kChunk, K - k0);
+        const uint32_t cb = uint32_t(kl * BITS / 8), gb = uint32_t(kl / GROUP * 2);
         const size_t n0 = size_t(tile) * kRows;
-        const unsigned char* src = qb + n0 * qrow + k0 / 2;
+        const unsigned char* src = qb + n0 * qrow + size_t(k0) * BITS / 8;
         const unsigned char* ss = sb + n0 * srow + size_t(k0 / GROUP) * 2;
         const unsigned char* bs = bb + (ss - sb);
         unsigned char* dst = st0 + slot * St::kBytes;
@@ -211,17 +236,22 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   for (int e = tid; e < M * K8; e += kWarps * 32) {
     const int m = e / K8, c = e % K8;
     const uint4 v = xs[m * RS + c];
-    xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
-                                __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
+    if constexpr (BITS == 4)
+      xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
+                                  __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
+    else
+      xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.x, v.y, 0x7632),
+                                  __byte_perm(v.z, v.w, 0x5410), __byte_perm(v.z, v.w, 0x7632));
   }
   consumers_sync();
 
   const int g = lane >> 2, t = lane & 3, gx = g < M ? g : M - 1;
   // The lane's fixed offsets: its words in a stage (row g; row g + 8 is 8 strides on), its rows'
   // scales (biases 16 rows on), its x (row gx), its sum x columns (2t, 2t + 1).
+  constexpr int kXSpan = BITS == 4 ? St::kSpan : St::kSpan / 2;  // x vectors (8 k) of the lane's words
   const unsigned wofs = unsigned(warp) * 128 + unsigned(g) * St::kStride + unsigned(t) * St::kSpan * 4;
   const unsigned sofs = St::kCodes + unsigned(g) * St::kSBRow + unsigned(warp) * kGroupsStep * 2;
-  const uint4* xl = xs + gx * RS + warp * 32 + t * St::kSpan;
+  const uint4* xl = xs + gx * RS + warp * (kStep / 8) + t * kXSpan;
   const float* Xl = X + warp * kGroupsStep * 8 + 2 * t;
   float acc[4] = {0.f, 0.f, 0.f, 0.f};
   int slot = 0, j = 0;  // j: the block's tiles so far
@@ -229,18 +259,20 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     for (int c = 0; c < C; ++c) {
       mbar_wait(full + slot, ph);
-      const int kb = c * kChunkK + warp * 256;
+      const int kb = c * kChunk + warp * kStep;
       if (kb < K) {
         const unsigned char* sp = st0 + slot * St::kBytes;
         const unsigned char* rg = sp + wofs;
         const unsigned char* rh = rg + 8 * St::kStride;
-        // The step's scales and biases of rows g and g + 8 (2, 4 or 8 bf16 each).
+        // The step's scales and biases of rows g and g + 8 (1, 2, 4 or 8 bf16 each).
         uint32_t sw[2][(kGroupsStep + 1) / 2], bw[2][(kGroupsStep + 1) / 2];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const unsigned char* ps = sp + sofs + h * 8 * St::kSBRow;
           const unsigned char* pb = ps + kRows * St::kSBRow;
-          if constexpr (kGroupsStep == 2) {
+          if constexpr (kGroupsStep == 1) {
+            sw[h][0] = *reinterpret_cast<const uint16_t*>(ps), bw[h][0] = *reinterpret_cast<const uint16_t*>(pb);
+          } else if constexpr (kGroupsStep == 2) {
             sw[h][0] = *reinterpret_cast<const uint32_t*>(ps), bw[h][0] = *reinterpret_cast<const uint32_t*>(pb);
           } else if constexpr (kGroupsStep == 4) {
             const uint2 a = *reinterpret_cast<const uint2*>(ps), d = *reinterpret_cast<const uint2*>(pb);
@@ -251,33 +283,46 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
             bw[h][0] = d.x, bw[h][1] = d.y, bw[h][2] = d.z, bw[h][3] = d.w;
           }
         }
-        const uint4* xp = xl + c * (kChunkK / 8);
-        const float* Xp = Xl + c * (kChunkK / GROUP) * 8;
+        const uint4* xp = xl + c * (kChunk / 8);
+        const float* Xp = Xl + c * (kChunk / GROUP) * 8;
 #pragma unroll
         for (int gi = 0; gi < kGroupsStep; ++gi) {
           if (kb + gi * GROUP >= K) break;
           uint32_t wg[St::kSpan], wh[St::kSpan];
-          const int at = gi * GROUP / 2;
+          const int at = gi * GROUP * BITS / 8;
           if constexpr (St::kSpan == 1) {
             wg[0] = *reinterpret_cast<const uint32_t*>(rg + at), wh[0] = *reinterpret_cast<const uint32_t*>(rh + at);
           } else if constexpr (St::kSpan == 2) {
             const uint2 a = *reinterpret_cast<const uint2*>(rg + at), d = *reinterpret_cast<const uint2*>(rh + at);
             wg[0] = a.x, wg[1] = a.y, wh[0] = d.x, wh[1] = d.y;
           } else {
-            const uint4 a = *reinterpret_cast<const uint4*>(rg + at), d = *reinterpret_cast<const uint4*>(rh + at);
-            wg[0] = a.x, wg[1] = a.y, wg[2] = a.z, wg[3] = a.w, wh[0] = d.x, wh[1] = d.y, wh[2] = d.z, wh[3] = d.w;
+#pragma unroll
+            for (int i = 0; i < St::kSpan / 4; ++i) {
+              const uint4 a = *reinterpret_cast<const uint4*>(rg + at + 16 * i);
+              const uint4 d = *reinterpret_cast<const uint4*>(rh + at + 16 * i);
+              wg[4 * i] = a.x, wg[4 * i + 1] = a.y, wg[4 * i + 2] = a.z, wg[4 * i + 3] = a.w;
+              wh[4 * i] = d.x, wh[4 * i + 1] = d.y, wh[4 * i + 2] = d.z, wh[4 * i + 3] = d.w;
+            }
           }
           float cq[4] = {0.f, 0.f, 0.f, 0.f}, cr[4] = {0.f, 0.f, 0.f, 0.f};  // two chains, half as long
 #pragma unroll
           for (int u = 0; u < St::kSpan; ++u) {
-            const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
-            uint32_t pg[4], qh[4];
+            if constexpr (BITS == 4) {
+              const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
+              uint32_t pg[4], qh[4];
 #pragma unroll
-            for (int j = 0; j < 4; ++j) pg[j] = kc::affine_cu::codes_bf16x2<4>(wg[u] >> (4 * j), 0x000F000Fu),
-                   qh[j] = kc::affine_cu::codes_bf16x2<4>(wh[u] >> (4 * j), 0x000F000Fu);  // nibbles j, j + 4
-            const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
-            kc_mma_m16n8k16_bf16(cq, a0, xv.x, xv.y);
-            kc_mma_m16n8k16_bf16(cr, a1, xv.z, xv.w);
+              for (int j = 0; j < 4; ++j) pg[j] = kc::affine_cu::codes_bf16x2<4>(wg[u] >> (4 * j), 0x000F000Fu),
+                     qh[j] = kc::affine_cu::codes_bf16x2<4>(wh[u] >> (4 * j), 0x000F000Fu);  // nibbles j, j + 4
+              const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
+              kc_mma_m16n8k16_bf16(cq, a0, xv.x, xv.y);
+              kc_mma_m16n8k16_bf16(cr, a1, xv.z, xv.w);
+            } else {  // a word is one mma step: bytes (0, 2) and (1, 3), x pairs as permuted; words alternate chains
+              const uint4 xv = xp[gi * GROUP / 8 + u / 2];
+              const uint32_t a[4] = {bytes02_bf16x2(wg[u]), bytes02_bf16x2(wh[u]), bytes02_bf16x2(wg[u] >> 8),
+                                     bytes02_bf16x2(wh[u] >> 8)};
+              if (u % 2 == 0) kc_mma_m16n8k16_bf16(cq, a, xv.x, xv.y);
+              else kc_mma_m16n8k16_bf16(cr, a, xv.z, xv.w);
+            }
           }
 #pragma unroll
           for (int c = 0; c < 4; ++c) cq[c] += cr[c];
@@ -349,20 +394,20 @@ inline bool use() {
 // translation unit's own (gemv_entry.hpp).
 namespace {
 // Both kernels of a group opt in to kSmemMax once (false where that failed: the launch then says why).
-template <int GROUP, class Out> inline bool prepare() {
-  static const bool ok = cudaFuncSetAttribute(kc_qmv90<GROUP, true, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              kSmemMax) == cudaSuccess &&
-                         cudaFuncSetAttribute(kc_qmv90<GROUP, false, Out>,
+template <int BITS, int GROUP, class Out> inline bool prepare() {
+  static const bool ok = cudaFuncSetAttribute(kc_qmv90<BITS, GROUP, true, Out>,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemMax) == cudaSuccess &&
+                         cudaFuncSetAttribute(kc_qmv90<BITS, GROUP, false, Out>,
                                               cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemMax) == cudaSuccess;
   return ok;
 }
 // Blocks each walking tiles blockIdx.x, + gridDim.x, ...: `grid` of them where given (tests drive a
 // few blocks over many tiles), else as many as the device holds at once at this block's shared memory.
-template <int GROUP, bool kOne, class Out>
+template <int BITS, int GROUP, bool kOne, class Out>
 inline void launch_one(const uint16_t* x, const uint32_t* q, const uint16_t* s, const uint16_t* b, Out* y, int M,
                        int N, int K, cudaStream_t st, int grid) {
-  auto kern = kc_qmv90<GROUP, kOne, Out>;
-  const int bytes = layout<GROUP>(M, K).total;
+  auto kern = kc_qmv90<BITS, GROUP, kOne, Out>;
+  const int bytes = layout<BITS, GROUP>(M, K).total;
   if (grid <= 0) {
     static int sms = 0, at = -1, per = 0;  // the last shared size asked, and its blocks an SM
     if (!sms) {
@@ -380,16 +425,16 @@ inline void launch_one(const uint16_t* x, const uint32_t* q, const uint16_t* s, 
   }
   kern<<<grid, kThreads, bytes, st>>>(x, q, s, b, y, M, N, K);
 }
-template <int GROUP, class Out>
+template <int BITS, int GROUP, class Out>
 inline void launch(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
                    cudaStream_t st, int grid = 0) {
-  (void)prepare<GROUP, Out>();
+  (void)prepare<BITS, GROUP, Out>();
   auto xx = static_cast<const uint16_t*>(x);
   auto qq = static_cast<const uint32_t*>(q);
   auto ss = static_cast<const uint16_t*>(s);
   auto bb = static_cast<const uint16_t*>(b);
-  if (M == 1) launch_one<GROUP, true, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
-  else launch_one<GROUP, false, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
+  if (M == 1) launch_one<BITS, GROUP, true, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
+  else launch_one<BITS, GROUP, false, Out>(xx, qq, ss, bb, y, M, N, K, st, grid);
 }
 }  // namespace
 }  // namespace kc::qmv90
