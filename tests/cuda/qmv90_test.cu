@@ -1,4 +1,4 @@
-// The affine decode's bulk-copy form (kernels/affine/qmv/qmv_sm90a.cuh, 4 and 8 bits) launched on grids far
+// The affine decode's bulk-copy form (kernels/affine/qmv/qmv_sm90a.cuh: 2, 4, 8 bits) launched on grids far
 // smaller than its tiles, so that each block walks many tiles: its stage ring wraps many times, its
 // tiles' meeting buffers are reused, and chunks end ragged in K (warps with no k) and tiles ragged in
 // N. Each output within the fp32 bound of a float64 sum; no write past y. The contract's gates run
@@ -36,7 +36,9 @@ TEST(Qmv90, FitsAndDepthMatchHandCounts) {
   EXPECT_TRUE((kc::qmv90::fits<8, 128>(1, 14336)));
   EXPECT_FALSE((kc::qmv90::fits<8, 64>(8, 4096)));
   EXPECT_FALSE((kc::qmv90::fits<8, 128>(1, 1536)));  // K not a multiple of 8 groups
-  EXPECT_FALSE((kc::qmv90::fits<2, 64>(1, 4096)));   // 4 and 8 bits only
+  EXPECT_TRUE((kc::qmv90::fits<2, 64>(1, 4096)));
+  EXPECT_TRUE((kc::qmv90::fits<2, 128>(8, 2048)));
+  EXPECT_FALSE((kc::qmv90::fits<2, 32>(1, 4096)));   // 2 bits in groups of 64 and 128, 4 and 8 bits
   EXPECT_FALSE((kc::qmv90::fits<6, 64>(1, 4096)));
   // 3 group (the group's chains), 1 (its fma), 2 a group of the slice's chain, 7 slice adds.
   // 4 bits: steps of 256 k.
@@ -44,6 +46,10 @@ TEST(Qmv90, FitsAndDepthMatchHandCounts) {
   EXPECT_EQ(kc::qmv90::depth(512, 64, 4), 3.0 * 64 + 1 + 2 * 4 + 7);     // 2 steps: 1 a slice
   EXPECT_EQ(kc::qmv90::depth(2304, 32, 4), 3.0 * 32 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice, 8 groups each
   EXPECT_EQ(kc::qmv90::depth(1024, 128, 4), 3.0 * 128 + 1 + 2 * 2 + 7);  // 4 steps: 1 a slice
+  // 2 bits: steps of 512 k.
+  EXPECT_EQ(kc::qmv90::depth(4096, 64, 2), 3.0 * 64 + 1 + 2 * 8 + 7);    // 8 steps: 1 a slice, 8 groups
+  EXPECT_EQ(kc::qmv90::depth(4608, 64, 2), 3.0 * 64 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice
+  EXPECT_EQ(kc::qmv90::depth(1024, 128, 2), 3.0 * 128 + 1 + 2 * 4 + 7);  // 2 steps: 1 a slice, 4 groups
   // 8 bits: steps of 128 k.
   EXPECT_EQ(kc::qmv90::depth(4096, 64, 8), 3.0 * 64 + 1 + 2 * 8 + 7);    // 32 steps: 4 a slice, 2 groups each
   EXPECT_EQ(kc::qmv90::depth(2304, 32, 8), 3.0 * 32 + 1 + 2 * 12 + 7);   // 18 steps: 3 a slice, 4 groups each
@@ -56,6 +62,8 @@ TEST(Qmv90, BlocksWalkingManyTilesMatchFloat64) {
   (void)cudaGetLastError();
   if (!device) GTEST_SKIP() << "no CUDA device: the bulk-copy form needs an sm_90 one";
   if (!kc::qmv90::use()) GTEST_SKIP() << "the bulk-copy form runs on an sm_90 device with the sm_90a image only";
+  ASSERT_TRUE((kc::qmv90::prepare<2, 64, __nv_bfloat16>() && kc::qmv90::prepare<2, 64, float>()));
+  ASSERT_TRUE((kc::qmv90::prepare<2, 128, __nv_bfloat16>() && kc::qmv90::prepare<2, 128, float>()));
   ASSERT_TRUE((kc::qmv90::prepare<4, 32, __nv_bfloat16>() && kc::qmv90::prepare<4, 32, float>()));
   ASSERT_TRUE((kc::qmv90::prepare<4, 64, __nv_bfloat16>() && kc::qmv90::prepare<4, 64, float>()));
   ASSERT_TRUE((kc::qmv90::prepare<4, 128, __nv_bfloat16>() && kc::qmv90::prepare<4, 128, float>()));
@@ -80,6 +88,12 @@ TEST(Qmv90, BlocksWalkingManyTilesMatchFloat64) {
   check<8, 32, __nv_bfloat16>(8, 41, 2304, 3);
   check<8, 128, float>(1, 64, 5120, 1);
   check<8, 128, __nv_bfloat16>(7, 20, 1024, 2);
+  // 2 bits (chunks of 4,096 k): 10 tiles a block of 2 chunks, the last of 1 slice; 3 rows; 8 rows and
+  // a chunk of 2 slices; a ragged tile, 8 groups a step (64) and 4 (128).
+  check<2, 64, __nv_bfloat16>(1, 160, 4608, 1);
+  check<2, 64, float>(3, 75, 4608, 2);
+  check<2, 128, float>(8, 41, 1024, 3);
+  check<2, 128, __nv_bfloat16>(1, 20, 5120, 2);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Contract of the CUDA affine-quantized decode projection (qmv.cuh) at every bit width and group
-// MLX serves, bf16 out. At 4 and 8 bits on an sm_90 device whose loaded image is sm_90a the launcher
-// takes the bulk-copy form where it fits (qmv_sm90a.cuh: 1..8 rows, K a multiple of 8 groups), the
-// mma.sync kernel elsewhere: the entry declares both forms' launches, its picks name the one taken
-// (gate 3 runs each at a ragged shape) and its depth is the taken form's.
+// MLX serves, bf16 out. At 2 (groups of 64, 128), 4 and 8 bits on an sm_90 device whose loaded image
+// is sm_90a the launcher takes the bulk-copy form where it fits (qmv_sm90a.cuh: 1..8 rows, K a
+// multiple of 8 groups), the mma.sync kernel elsewhere: the entry declares both forms' launches, its
+// picks name the one taken (gate 3 runs each at a ragged shape) and its depth is the taken form's.
 #include "../../common/cuda_contract.hpp"
 #include "kc/families/affine.hpp"
 #include "qmv.cuh"
@@ -21,7 +21,7 @@ using namespace kc::affine_cu;
 // The launches this process may take under an entry's name.
 template <int B, int G> std::vector<std::string> qmv_launches(const std::string& name) {
   std::vector<std::string> v = {name + "/m8", name + "/m16", name + "/m32"};
-  if ((B == 4 || B == 8) && qmv_bulk_used()) v.insert(v.end(), {name + "/bulk_m1", name + "/bulk_m8"});
+  if (qmv_bulk_has<B, G>() && qmv_bulk_used()) v.insert(v.end(), {name + "/bulk_m1", name + "/bulk_m8"});
   return v;
 }
 // Static, with the opt-in of this translation unit's bulk-copy kernels (gemv_entry.hpp says why).
@@ -54,9 +54,20 @@ template <int B, int G> static kc::Entry qmv_entry(const std::string& name) {
   KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m16", (kc_affine_qmv<B, G, 2, __nv_bfloat16>), 256, 0);         \
   KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m32", (kc_affine_qmv<B, G, 4, __nv_bfloat16>), 256, 0);
 
+// The bulk-copy form (sm_90a only): at one x row and at 2..8.
+#define KC_QMV_BULK(B, G)                                                                                    \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m1", (kc_qmv90<B, G, true, __nv_bfloat16>),                  \
+                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);                                                  \
+  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m8", (kc_qmv90<B, G, false, __nv_bfloat16>),                 \
+                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);
+
 KC_QMV(2, 32)
 KC_QMV(2, 64)
 KC_QMV(2, 128)
+#if defined(__CUDACC__)
+KC_QMV_BULK(2, 64)
+KC_QMV_BULK(2, 128)
+#endif
 KC_QMV(3, 32)
 KC_QMV(3, 64)
 KC_QMV(3, 128)
@@ -64,12 +75,6 @@ KC_QMV(4, 32)
 KC_QMV(4, 64)
 KC_QMV(4, 128)
 #if defined(__CUDACC__)
-// The bulk-copy form (sm_90a only): at one x row and at 2..8.
-#define KC_QMV_BULK(B, G)                                                                                    \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m1", (kc_qmv90<B, G, true, __nv_bfloat16>),                  \
-                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);                                                  \
-  KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/bulk_m8", (kc_qmv90<B, G, false, __nv_bfloat16>),                 \
-                 kc::qmv90::kThreads, kc::qmv90::kSmemMax);
 KC_QMV_BULK(4, 32)
 KC_QMV_BULK(4, 64)
 KC_QMV_BULK(4, 128)

@@ -26,8 +26,9 @@
 // into two accumulators, added when the slice's tile is done. The 8 slices then meet in slice order
 // in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
-// On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 and 8 bits,
-// 1..8 rows and the K it fits (qmv_sm90a.cuh); the controls' faults stay in this kernel.
+// On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 and 8 bits
+// (2 bits in groups of 64 and 128), 1..8 rows and the K it fits (qmv_sm90a.cuh); the controls' faults
+// stay in this kernel.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -430,6 +431,14 @@ inline double qmv_depth(long K, long group) {
   return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
 }
 
+// Does the bulk-copy form (qmv_sm90a.cuh) have this width and group? Never under HIP.
+template <int BITS, int GROUP> constexpr bool qmv_bulk_has() {
+#if defined(__CUDACC__)
+  return kc::qmv90::serves(BITS, GROUP);
+#else
+  return false;
+#endif
+}
 // Does launch_qmv take the bulk-copy form at this shape (qmv_sm90a.cuh)? Never under HIP.
 template <int BITS, int GROUP> inline bool qmv_bulk(int M, int K) {
 #if defined(__CUDACC__)
@@ -439,7 +448,7 @@ template <int BITS, int GROUP> inline bool qmv_bulk(int M, int K) {
   return false;
 #endif
 }
-// Does this process take the bulk-copy form (4 and 8 bits) anywhere? Never under HIP.
+// Does this process take the bulk-copy form anywhere? Never under HIP.
 inline bool qmv_bulk_used() {
 #if defined(__CUDACC__)
   return kc::qmv90::use();
@@ -462,7 +471,7 @@ namespace {
 // before gate 5 checks each launch's dynamic shared bytes on the device).
 template <int BITS, int GROUP, class Out> inline void qmv_prepare() {
 #if defined(__CUDACC__)
-  if constexpr (BITS == 4 || BITS == 8)
+  if constexpr (kc::qmv90::serves(BITS, GROUP))
     if (kc::qmv90::use()) (void)kc::qmv90::prepare<BITS, GROUP, Out>();
 #endif
 }
@@ -484,7 +493,7 @@ template <int BITS, int GROUP, class Out, Fault F = Fault::none>
 inline void launch_qmv(const void* x, const void* q, const void* s, const void* b, Out* y, int M, int N, int K,
                        cudaStream_t st) {
 #if defined(__CUDACC__)
-  if constexpr ((BITS == 4 || BITS == 8) && F == Fault::none)
+  if constexpr (kc::qmv90::serves(BITS, GROUP) && F == Fault::none)
     if (qmv_bulk<BITS, GROUP>(M, K)) return kc::qmv90::launch<BITS, GROUP, Out>(x, q, s, b, y, M, N, K, st);
 #endif
   const int mt = qmv_tiles(M);

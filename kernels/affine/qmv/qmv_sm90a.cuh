@@ -1,6 +1,7 @@
-// MLX affine decode at 4 and 8 bits for 1..8 x rows, fed by Hopper's bulk copies: the form launch_qmv
-// takes on an sm_90 device whose loaded image is sm_90a, where K is a multiple of 8 groups and a
-// block's shared memory (below) fits two blocks an SM. Everywhere else qmv.cuh's mma.sync kernel serves.
+// MLX affine decode at 4 and 8 bits (and 2 bits in groups of 64 and 128) for 1..8 x rows, fed by
+// Hopper's bulk copies: the form launch_qmv takes on an sm_90 device whose loaded image is sm_90a, where
+// K is a multiple of 8 groups and a block's shared memory (below) fits two blocks an SM. Everywhere
+// else qmv.cuh's mma.sync kernel serves.
 //
 // Why: qmv.cuh's kernel is bound by instruction issue (ncu, H200, 4 bits, group 64, 14,336 x 4,096,
 // 1 row: 536 warp instructions a warp's 16 rows x 256 k, of them ~160 building load addresses and
@@ -13,16 +14,17 @@
 // A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
 // into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
 // then a lane tree over the group; fp32), and permute each 8 k of x in place to the order codes leave
-// a word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 4
-// bits the pairs (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3 a pair), at 8 bits (0, 2), (1,
-// 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted by 8). A warp's step is 128
-// bytes of each code row (256 k at 4 bits, 128 at 8); warp w takes step w of every 8-step stage
+// a word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 2
+// bits the pairs (j, j + 8) of 16 k, at 4 bits (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3
+// a pair), at 8 bits (0, 2), (1, 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted
+// by 8). A warp's step is 128 bytes of each code row (512 k at 2 bits, 256 at 4, 128 at 8); warp w
+// takes step w of every 8-step stage
 // (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each group of the step its
 // GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row M - 1 where g >= M:
 // those columns are never stored).
 // Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains
-// of GROUP / 32 mma steps from zero (4 bits: each word's first and second step; 8 bits: a word a step,
-// words alternating; either way half the latency a chain), added; the slice's accumulator takes s
+// of GROUP / 32 mma steps from zero (2 bits: a word's steps alternating; 4 bits: each word's first and
+// second step; 8 bits: a word a step, words alternating; each way half the latency a chain), added; the slice's accumulator takes s
 // (sum x q), then b (sum x), by one fma each; the 8 slices meet in slice order in shared memory,
 // summed by one warp while the others go on to the next tile.
 // Included by qmv.cuh (after the code helpers it shares), never on its own.
@@ -79,10 +81,13 @@ template <int BITS, int GROUP> __host__ __device__ inline Layout layout(int M, i
   return l;
 }
 
-// Shapes the form takes: 4 or 8 bits; 1..8 rows; K a multiple of 8 groups (every stage's scale rows
-// then start and end on 16 bytes, as bulk copies need); two blocks an SM.
+// Bits and groups the form has: 4 and 8 bits, and 2 bits in groups of 64 or 128 (a lane takes at least
+// a word of a row in each group).
+constexpr bool serves(int bits, int group) { return bits == 4 || bits == 8 || (bits == 2 && group >= 64); }
+// Shapes the form takes: its bits and groups; 1..8 rows; K a multiple of 8 groups (every stage's scale
+// rows then start and end on 16 bytes, as bulk copies need); two blocks an SM.
 template <int BITS, int GROUP> __host__ __device__ inline bool fits(int M, int K) {
-  return (BITS == 4 || BITS == 8) && M >= 1 && M <= 8 && K % (8 * GROUP) == 0 &&
+  return serves(BITS, GROUP) && M >= 1 && M <= 8 && K % (8 * GROUP) == 0 &&
          layout<BITS, GROUP>(M, K).total <= kSmemMax;
 }
 
@@ -148,7 +153,7 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace kc::qmv90;
   using St = Stage<BITS, GROUP>;
-  static_assert(BITS == 4 || BITS == 8, "4 or 8 bits");
+  static_assert(serves(BITS, GROUP), "2 (groups of 64, 128), 4 or 8 bits");
   constexpr int kWarpOut = kOne ? 16 : 128;  // a warp's partials a tile (at one row lanes 4g's c0, c2)
   constexpr int kStep = kStepK<BITS>, kChunk = kChunkK<BITS>;
   constexpr int kGroupsStep = kStep / GROUP;
@@ -233,6 +238,16 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
     if (c % kLanesG == 0) X[(c / kLanesG) * 8 + m] = a;
   }
   consumers_sync();
+  if constexpr (BITS == 2) {  // 16 k (two vectors) at a time
+    for (int e = tid; e < M * K8 / 2; e += kWarps * 32) {
+      const int m = e / (K8 / 2), c = 2 * (e % (K8 / 2));
+      const uint4 v = xs[m * RS + c], u = xs[m * RS + c + 1];
+      xs[m * RS + c] = make_uint4(__byte_perm(v.x, u.x, 0x5410), __byte_perm(v.x, u.x, 0x7632),
+                                  __byte_perm(v.y, u.y, 0x5410), __byte_perm(v.y, u.y, 0x7632));
+      xs[m * RS + c + 1] = make_uint4(__byte_perm(v.z, u.z, 0x5410), __byte_perm(v.z, u.z, 0x7632),
+                                      __byte_perm(v.w, u.w, 0x5410), __byte_perm(v.w, u.w, 0x7632));
+    }
+  } else {
   for (int e = tid; e < M * K8; e += kWarps * 32) {
     const int m = e / K8, c = e % K8;
     const uint4 v = xs[m * RS + c];
@@ -243,12 +258,13 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
       xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.x, v.y, 0x7632),
                                   __byte_perm(v.z, v.w, 0x5410), __byte_perm(v.z, v.w, 0x7632));
   }
+  }
   consumers_sync();
 
   const int g = lane >> 2, t = lane & 3, gx = g < M ? g : M - 1;
   // The lane's fixed offsets: its words in a stage (row g; row g + 8 is 8 strides on), its rows'
   // scales (biases 16 rows on), its x (row gx), its sum x columns (2t, 2t + 1).
-  constexpr int kXSpan = BITS == 4 ? St::kSpan : St::kSpan / 2;  // x vectors (8 k) of the lane's words
+  constexpr int kXSpan = St::kSpan * 4 / BITS;  // x vectors (8 k) of the lane's words (32 / BITS k a word)
   const unsigned wofs = unsigned(warp) * 128 + unsigned(g) * St::kStride + unsigned(t) * St::kSpan * 4;
   const unsigned sofs = St::kCodes + unsigned(g) * St::kSBRow + unsigned(warp) * kGroupsStep * 2;
   const uint4* xl = xs + gx * RS + warp * (kStep / 8) + t * kXSpan;
@@ -307,7 +323,19 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
           float cq[4] = {0.f, 0.f, 0.f, 0.f}, cr[4] = {0.f, 0.f, 0.f, 0.f};  // two chains, half as long
 #pragma unroll
           for (int u = 0; u < St::kSpan; ++u) {
-            if constexpr (BITS == 4) {
+            if constexpr (BITS == 2) {  // a word is four mma steps: codes (j, j + 8), x as permuted
+              const uint4 x0 = xp[gi * GROUP / 8 + 2 * u], x1 = xp[gi * GROUP / 8 + 2 * u + 1];
+              uint32_t pg[8], qh[8];
+#pragma unroll
+              for (int j = 0; j < 8; ++j) pg[j] = kc::affine_cu::codes_bf16x2<2>(wg[u] >> (2 * j), 0x00030003u),
+                     qh[j] = kc::affine_cu::codes_bf16x2<2>(wh[u] >> (2 * j), 0x00030003u);
+              const uint32_t a0[4] = {pg[0], qh[0], pg[1], qh[1]}, a1[4] = {pg[2], qh[2], pg[3], qh[3]};
+              const uint32_t a2[4] = {pg[4], qh[4], pg[5], qh[5]}, a3[4] = {pg[6], qh[6], pg[7], qh[7]};
+              kc_mma_m16n8k16_bf16(cq, a0, x0.x, x0.y);
+              kc_mma_m16n8k16_bf16(cr, a1, x0.z, x0.w);
+              kc_mma_m16n8k16_bf16(cq, a2, x1.x, x1.y);
+              kc_mma_m16n8k16_bf16(cr, a3, x1.z, x1.w);
+            } else if constexpr (BITS == 4) {
               const uint4 xv = xp[gi * GROUP / 8 + u];  // x pairs (0, 4), (1, 5), (2, 6), (3, 7) of the word's 8 k
               uint32_t pg[4], qh[4];
 #pragma unroll
