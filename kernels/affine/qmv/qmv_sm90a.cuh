@@ -13,20 +13,19 @@
 //
 // A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
 // into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
-// then a lane tree over the group; fp32), and permute each 8 k of x in place to the order codes leave
-// a word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 2
-// bits the pairs (j, j + 8) of 16 k, at 4 bits (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3
-// a pair), at 8 bits (0, 2), (1, 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted
-// by 8). A warp's step is 128 bytes of each code row (512 k at 2 bits, 256 at 4, 128 at 8); warp w
-// takes step w of every 8-step stage
-// (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each group of the step its
-// GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row M - 1 where g >= M:
-// those columns are never stored).
-// Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains
-// of GROUP / 32 mma steps from zero (2 bits: a word's steps alternating; 4 bits: each word's first and
-// second step; 8 bits: a word a step, words alternating; each way half the latency a chain), added; the slice's accumulator takes s
-// (sum x q), then b (sum x), by one fma each; the 8 slices meet in slice order in shared memory,
-// summed by one warp while the others go on to the next tile.
+// then a lane tree over the group; fp32), and permute each 8 k of x in place to the order codes leave a
+// word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 2 bits
+// the pairs (j, j + 8) of 16 k, at 4 bits (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3 a
+// pair), at 8 bits (0, 2), (1, 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted by
+// 8). A warp's step is 128 bytes of each code row (512 k at 2 bits, 256 at 4, 128 at 8); warp w takes
+// step w of every 8-step stage (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each
+// group of the step its GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row
+// M - 1 where g >= M: those columns are never stored).
+// Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains of
+// GROUP / 32 mma steps from zero (2 bits: a word's steps alternating; 4 bits: each word's first and
+// second step; 8 bits: a word a step, words alternating; each way half the latency a chain), added; the
+// slice's accumulator takes s (sum x q), then b (sum x), by one fma each; the 8 slices meet in slice
+// order in shared memory, summed by one warp while the others go on to the next tile.
 // Included by qmv.cuh (after the code helpers it shares), never on its own.
 #pragma once
 #include <cuda_bf16.h>
@@ -49,8 +48,8 @@ constexpr int kStages = 3;
 constexpr int kMeets = 4;
 constexpr int kSmemMax = 113 * 1024;       // the largest block taken: two blocks an SM (228 KiB)
 
-// A warp's step: 128 bytes of each of the tile's code rows (256 k at 4 bits, 128 at 8); a stage, the 8
-// warps' steps (kChunk k).
+// A warp's step: 128 bytes of each of the tile's code rows (512 k at 2 bits, 256 at 4, 128 at 8); a
+// stage, the 8 warps' steps (kChunk k).
 template <int BITS> constexpr int kStepK = 1024 / BITS;
 template <int BITS> constexpr int kChunkK = kWarps * kStepK<BITS>;
 
@@ -136,7 +135,8 @@ __device__ __forceinline__ uint32_t bytes02_bf16x2(uint32_t w) {
   uint32_t lo, hi;
   asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(lo) : "r"(w), "r"(0x007F007Fu), "r"(c));  // (a & b) | c
   asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(hi) : "r"(w), "r"(0x00800080u), "r"(c));
-  const __nv_bfloat162 h = __hsub2(*reinterpret_cast<__nv_bfloat162*>(&hi), *reinterpret_cast<const __nv_bfloat162*>(&c256));
+  const __nv_bfloat162 h =
+      __hsub2(*reinterpret_cast<__nv_bfloat162*>(&hi), *reinterpret_cast<const __nv_bfloat162*>(&c256));
   const __nv_bfloat162 v = __hadd2(*reinterpret_cast<__nv_bfloat162*>(&lo), h);
   return *reinterpret_cast<const uint32_t*>(&v);
 }
@@ -248,16 +248,16 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
                                       __byte_perm(v.w, u.w, 0x5410), __byte_perm(v.w, u.w, 0x7632));
     }
   } else {
-  for (int e = tid; e < M * K8; e += kWarps * 32) {
-    const int m = e / K8, c = e % K8;
-    const uint4 v = xs[m * RS + c];
-    if constexpr (BITS == 4)
-      xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
-                                  __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
-    else
-      xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.x, v.y, 0x7632),
-                                  __byte_perm(v.z, v.w, 0x5410), __byte_perm(v.z, v.w, 0x7632));
-  }
+    for (int e = tid; e < M * K8; e += kWarps * 32) {
+      const int m = e / K8, c = e % K8;
+      const uint4 v = xs[m * RS + c];
+      if constexpr (BITS == 4)
+        xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
+                                    __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
+      else
+        xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.x, v.y, 0x7632),
+                                    __byte_perm(v.z, v.w, 0x5410), __byte_perm(v.z, v.w, 0x7632));
+    }
   }
   consumers_sync();
 
