@@ -19,7 +19,7 @@ namespace {
 template <int BITS, int GROUP, class Out> void check(int M, int N, int K, int grid) {
   SCOPED_TRACE(testing::Message() << "bits " << BITS << ", grid " << grid);
   ASSERT_TRUE((kc::qmv90::fits<BITS, GROUP>(M, K)));
-  const double depth = kc::qmv90::depth(K, GROUP, BITS);
+  const double depth = kc::qmv90::depth<BITS>(K, GROUP);
   kc_test::check_affine<BITS, GROUP, Out>(M, N, K, depth, [&](auto x, auto q, auto s, auto b, Out* y) {
     kc::qmv90::launch<BITS, GROUP, Out>(x, q, s, b, y, M, N, K, 0, grid);  // the served launch, on `grid` blocks
   });
@@ -42,18 +42,18 @@ TEST(Qmv90, FitsAndDepthMatchHandCounts) {
   EXPECT_FALSE((kc::qmv90::fits<6, 64>(1, 4096)));
   // 3 group (the group's chains), 1 (its fma), 2 a group of the slice's chain, 7 slice adds.
   // 4 bits: steps of 256 k.
-  EXPECT_EQ(kc::qmv90::depth(4096, 64, 4), 3.0 * 64 + 1 + 2 * 8 + 7);    // 16 steps: 2 a slice, 4 groups each
-  EXPECT_EQ(kc::qmv90::depth(512, 64, 4), 3.0 * 64 + 1 + 2 * 4 + 7);     // 2 steps: 1 a slice
-  EXPECT_EQ(kc::qmv90::depth(2304, 32, 4), 3.0 * 32 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice, 8 groups each
-  EXPECT_EQ(kc::qmv90::depth(1024, 128, 4), 3.0 * 128 + 1 + 2 * 2 + 7);  // 4 steps: 1 a slice
+  EXPECT_EQ(kc::qmv90::depth<4>(4096, 64), 3.0 * 64 + 1 + 2 * 8 + 7);    // 16 steps: 2 a slice, 4 groups each
+  EXPECT_EQ(kc::qmv90::depth<4>(512, 64), 3.0 * 64 + 1 + 2 * 4 + 7);     // 2 steps: 1 a slice
+  EXPECT_EQ(kc::qmv90::depth<4>(2304, 32), 3.0 * 32 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice, 8 groups each
+  EXPECT_EQ(kc::qmv90::depth<4>(1024, 128), 3.0 * 128 + 1 + 2 * 2 + 7);  // 4 steps: 1 a slice
   // 2 bits: steps of 512 k.
-  EXPECT_EQ(kc::qmv90::depth(4096, 64, 2), 3.0 * 64 + 1 + 2 * 8 + 7);    // 8 steps: 1 a slice, 8 groups
-  EXPECT_EQ(kc::qmv90::depth(4608, 64, 2), 3.0 * 64 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice
-  EXPECT_EQ(kc::qmv90::depth(1024, 128, 2), 3.0 * 128 + 1 + 2 * 4 + 7);  // 2 steps: 1 a slice, 4 groups
+  EXPECT_EQ(kc::qmv90::depth<2>(4096, 64), 3.0 * 64 + 1 + 2 * 8 + 7);    // 8 steps: 1 a slice, 8 groups
+  EXPECT_EQ(kc::qmv90::depth<2>(4608, 64), 3.0 * 64 + 1 + 2 * 16 + 7);   // 9 steps: 2 a slice
+  EXPECT_EQ(kc::qmv90::depth<2>(1024, 128), 3.0 * 128 + 1 + 2 * 4 + 7);  // 2 steps: 1 a slice, 4 groups
   // 8 bits: steps of 128 k.
-  EXPECT_EQ(kc::qmv90::depth(4096, 64, 8), 3.0 * 64 + 1 + 2 * 8 + 7);    // 32 steps: 4 a slice, 2 groups each
-  EXPECT_EQ(kc::qmv90::depth(2304, 32, 8), 3.0 * 32 + 1 + 2 * 12 + 7);   // 18 steps: 3 a slice, 4 groups each
-  EXPECT_EQ(kc::qmv90::depth(1024, 128, 8), 3.0 * 128 + 1 + 2 * 1 + 7);  // 8 steps: 1 a slice, 1 group
+  EXPECT_EQ(kc::qmv90::depth<8>(4096, 64), 3.0 * 64 + 1 + 2 * 8 + 7);    // 32 steps: 4 a slice, 2 groups each
+  EXPECT_EQ(kc::qmv90::depth<8>(2304, 32), 3.0 * 32 + 1 + 2 * 12 + 7);   // 18 steps: 3 a slice, 4 groups each
+  EXPECT_EQ(kc::qmv90::depth<8>(1024, 128), 3.0 * 128 + 1 + 2 * 1 + 7);  // 8 steps: 1 a slice, 1 group
 }
 
 TEST(Qmv90, BlocksWalkingManyTilesMatchFloat64) {

@@ -308,12 +308,10 @@ int main() {
               "%same", "max rel");
 #endif
   // KC_BENCH_AFFINE="bits,group,M,N,K" runs that one shape only, in the table or not (to profile it
-  // alone, e.g. under ncu); its bits and group must be a pair the table launches.
+  // alone, e.g. under ncu); its bits and group must be a pair the table launches (KC_AFF_PAIRS).
+#define KC_AFF_PAIRS(X) X(2, 64) X(3, 64) X(4, 64) X(5, 64) X(6, 64) X(8, 64) X(4, 32) X(4, 128)
   const char* only_affine = std::getenv("KC_BENCH_AFFINE");
   auto run_affine = [&](int bits, int group, int M, int N, int K) {
-    if (only_affine && std::to_string(bits) + "," + std::to_string(group) + "," + std::to_string(M) + "," +
-                               std::to_string(N) + "," + std::to_string(K) != only_affine)
-      return;
     const size_t qwords = size_t(N) * K * bits / 32, G = size_t(N) * (K / group);
     const size_t per = qwords * 4 + G * 4;
     const int copies = int(std::max<size_t>(2, (size_t(256) << 20) / per + 1));
@@ -344,8 +342,7 @@ int main() {
     kc::affine_cu::launch_qmv<B, GR, __nv_bfloat16>(x, qs[c], ss[c], bs[c], y, M, N, K, 0);                  \
     return;                                                                                                 \
   }
-      KC_AFF(2, 64) KC_AFF(3, 64) KC_AFF(4, 64) KC_AFF(5, 64) KC_AFF(6, 64) KC_AFF(8, 64) KC_AFF(4, 32)
-      KC_AFF(4, 128)
+      KC_AFF_PAIRS(KC_AFF)
 #undef KC_AFF
 #undef KC_AFF_TRIAL
     };
@@ -384,23 +381,29 @@ int main() {
     CK(cudaFree(yr));
   };
   int one[5];
-  if (only_affine && std::sscanf(only_affine, "%d,%d,%d,%d,%d", &one[0], &one[1], &one[2], &one[3], &one[4]) == 5) {
-    const bool b64 = one[0] >= 2 && one[0] <= 8 && one[0] != 7;
-    if (!(one[1] == 64 && b64) && !(one[0] == 4 && (one[1] == 32 || one[1] == 128))) {
-      std::fprintf(stderr, "KC_BENCH_AFFINE=%s: the benchmark launches groups of 64 at 2..8 bits and 32, 128 at 4\n",
-                   only_affine);
+  if (only_affine) {
+    if (std::sscanf(only_affine, "%d,%d,%d,%d,%d", &one[0], &one[1], &one[2], &one[3], &one[4]) != 5) {
+      std::fprintf(stderr, "KC_BENCH_AFFINE=%s: want bits,group,M,N,K (five integers)\n", only_affine);
+      return 2;
+    }
+    bool launched = false;
+#define KC_AFF_KNOWN(B, GR) launched = launched || (one[0] == B && one[1] == GR);
+    KC_AFF_PAIRS(KC_AFF_KNOWN)
+#undef KC_AFF_KNOWN
+    if (!launched) {
+      std::fprintf(stderr, "KC_BENCH_AFFINE=%s: bits %d, group %d is not a pair the benchmark launches (KC_AFF_PAIRS)\n",
+                   only_affine, one[0], one[1]);
       return 2;
     }
     run_affine(one[0], one[1], one[2], one[3], one[4]);  // a shape outside the table too
-  } else
+  } else {
     for (int bits : {2, 3, 4, 5, 6, 8})
       for (int M : {1, 8, 32}) run_affine(bits, 64, M, 4096, 4096);
-  if (!only_affine) {
-  for (int group : {32, 128})
-    for (int M : {1, 32}) run_affine(4, group, M, 4096, 4096);
-  for (int bits : {2, 4, 8})
-    for (int M : {1, 8, 32}) run_affine(bits, 64, M, 14336, 4096);
-  for (int M : {1, 8}) run_affine(4, 64, M, 4096, 14336);
+    for (int group : {32, 128})
+      for (int M : {1, 32}) run_affine(4, group, M, 4096, 4096);
+    for (int bits : {2, 4, 8})
+      for (int M : {1, 8, 32}) run_affine(bits, 64, M, 14336, 4096);
+    for (int M : {1, 8}) run_affine(4, 64, M, 4096, 14336);
   }
 
   // ---- affine prompt ---------------------------------------------------------------------------

@@ -459,7 +459,7 @@ inline bool qmv_bulk_used() {
 // The depth of the form launch_qmv takes.
 template <int BITS, int GROUP> inline double qmv_depth_at(long M, long K) {
 #if defined(__CUDACC__)
-  if (qmv_bulk<BITS, GROUP>(int(M), int(K))) return kc::qmv90::depth(K, GROUP, BITS);
+  if (qmv_bulk<BITS, GROUP>(int(M), int(K))) return kc::qmv90::depth<BITS>(K, GROUP);
 #endif
   return qmv_depth(K, GROUP);
 }

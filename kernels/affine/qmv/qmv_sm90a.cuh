@@ -92,10 +92,10 @@ template <int BITS, int GROUP> __host__ __device__ inline bool fits(int M, int K
 
 // Longest chain of roundings for an output: a group's mma chains (3 a k, as qmv_depth counts: 3 GROUP
 // bounds the two chains of GROUP / 2 k and their add), its fma into the accumulator, two fmas a group
-// on the slice's chain (at most ceil(ceil(K / step) / 8) steps of step / GROUP groups, step = 1,024 /
-// bits), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
-inline double depth(long K, long group, int bits) {
-  const long step = 1024 / bits, steps = (K + step - 1) / step;
+// on the slice's chain (at most ceil(ceil(K / step) / 8) steps of step / GROUP groups, step =
+// kStepK<BITS>), the 7 slice adds; sum x (8 + log2(GROUP / 8) adds) is shorter.
+template <int BITS> inline double depth(long K, long group) {
+  const long step = kStepK<BITS>, steps = (K + step - 1) / step;
   long groups = (steps + kWarps - 1) / kWarps * (step / group);
   if (groups > K / group) groups = K / group;
   return 3.0 * double(group) + 1 + 2.0 * double(groups) + double(kWarps - 1);
