@@ -15,6 +15,7 @@
 #include "backends/cuda/launch_watch.hpp"
 #include "backends/cuda/launches.hpp"
 #include "backends/cuda/ref_f64.hpp"
+#include "backends/cuda/upstream.hpp"
 #include "backends/factories.hpp"
 #include "kc/parallel.hpp"
 #include "kc/spec.hpp"
@@ -138,7 +139,25 @@ class CudaBackend final : public Backend {
     probe();
     return !absent_.empty() ? absent_ : !lost().empty() ? lost() : cuda::watch_launches();
   }
-  std::vector<SeenLaunch> seen() override { return cuda::seen_launches(); }
+  std::vector<SeenLaunch> seen() override {
+    std::vector<SeenLaunch> v = cuda::seen_launches();
+    std::erase_if(v, [](const SeenLaunch& l) { return l.symbol.starts_with(cuda::kUpstreamSymbol); });
+    return v;
+  }
+
+  // Gate 2's chained run (upstream.hpp): programmatic dependent launch is sm_90's and later's.
+  std::string chains() override {
+    probe();
+    if (!absent_.empty()) return absent_;
+    if (prop_.major < 9)
+      return "sm_" + std::to_string(prop_.major) + std::to_string(prop_.minor) +
+             " has no programmatic dependent launch (sm_90 and later have it)";
+    return {};
+  }
+  void launch_upstream(const std::vector<LateWrite>& writes, double delay_us) override {
+    const std::string e = cuda::launch_upstream(stream(), writes, delay_us);
+    if (!e.empty()) throw Error("the upstream kernel of gate 2's chained run: " + e);
+  }
 
   // The dense and affine float64 references on this device (ref_f64.cu), while it is usable.
   const RefDevice* references() override {

@@ -53,8 +53,9 @@ static void list_entries(const RunOptions& opt, const std::vector<Backend*>& bac
         std::string kind = e.spec.control ? fmt::format("control(gate {} {}, {})", int(*e.spec.control_gate),
                                                         gate_name(*e.spec.control_gate), why_name(e.spec.control_why))
                                           : "kernel";
-        std::cout << fmt::format("{:<6} {:<40} {} {}{}{}\n", b->name(), reg.name, kind, fmt::join(dims, " "),
+        std::cout << fmt::format("{:<6} {:<40} {} {}{}{}{}\n", b->name(), reg.name, kind, fmt::join(dims, " "),
                                  e.spec.replaces.empty() ? "" : " replaces " + e.spec.replaces,
+                                 e.spec.chained.empty() ? "" : fmt::format(" chained {}", fmt::join(e.spec.chained, ",")),
                                  b->absent().empty() ? "" : "  [backend absent here]");
       } catch (const std::exception& x) {
         std::cout << fmt::format("{:<6} {:<40} ERROR {}\n", b->name(), reg.name, x.what());

@@ -37,7 +37,8 @@ std::string Summary::line() const {
     s += fmt::format(" kernels=not-run({}) known=0 controls={}/{} controls_not_run={}", kernels, controls_red, controls,
                      controls_not_run);
   else
-    s += fmt::format(" kernels={}/{} known={} controls={}/{}", kernels_passing, kernels, known, controls_red, controls);
+    s += fmt::format(" kernels={}/{} known={} controls={}/{}{}", kernels_passing, kernels, known, controls_red, controls,
+                     controls_not_run ? fmt::format(" controls_not_run={}", controls_not_run) : "");
   s += fmt::format(" limit_problems={} errors={}", limit_problems, errors);
   if (!absent.empty()) s += fmt::format(" absent=\"{}\"", absent);
   return s;

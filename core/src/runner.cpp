@@ -92,6 +92,13 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     push({b.name(), reg.name, Gate::nonfinite, Status::error, "spec", "", x.what()});
     return events;
   }
+  // A control planted for gate 2's chained run cannot fail it where no launch starts before the one
+  // ahead ends: it is not run there (counted apart, as on an absent backend), never green or red.
+  if (e.spec.control && !e.spec.chained.empty())
+    if (const std::string why = b.chains(); !why.empty()) {
+      push({b.name(), reg.name, Gate::repeat, Status::na, "", "", "control not run: " + why});
+      return events;
+    }
   struct Release {
     const Rig& rig;
     ~Release() {
@@ -157,7 +164,10 @@ void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& ev
     }
     if (e.gate == Gate::limits && e.status == Status::fail) ++s.limit_problems;
   }
-  if (reg.control) {
+  if (reg.control && !evs.empty() &&
+      std::all_of(evs.begin(), evs.end(), [](const GateEvent& e) { return e.status == Status::na; })) {
+    ++s.controls_not_run;  // run_entry's control this backend cannot prove here
+  } else if (reg.control) {
     ++s.controls;
     if (red && ok) ++s.controls_red;
   } else {

@@ -258,6 +258,11 @@ Entry&& Entry::in_place(const std::string& out, const std::string& in) && {
   return std::move(*this);
 }
 
+Entry&& Entry::chained(std::vector<std::string> inputs) && {
+  spec.chained = std::move(inputs);
+  return std::move(*this);
+}
+
 Entry&& Entry::replaces(const std::string& n, std::function<void(const Buffers&)> hook) && {
   spec.replaces = n;
   rig.replaced = std::move(hook);

@@ -129,4 +129,13 @@ static std::vector<ToyLaunch>& launch_log() {
 void launched(std::string fn, int threads) { launch_log().push_back({std::move(fn), threads}); }
 std::vector<ToyLaunch> take_launched() { return std::exchange(launch_log(), {}); }
 
+static std::function<void()>& wait_hook() {
+  static std::function<void()> f;
+  return f;
+}
+void wait_ahead() {
+  if (wait_hook()) wait_hook()();
+}
+void on_wait_ahead(std::function<void()> hook) { wait_hook() = std::move(hook); }
+
 }  // namespace toy

@@ -1,6 +1,7 @@
 // Toy entries for the harness's own tests: small, exact formulas whose kernels can be broken on
 // purpose, one way per test. Not served kernels (those live in kernels/).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,4 +25,8 @@ struct ToyLaunch {
 };
 void launched(std::string fn, int threads);
 std::vector<ToyLaunch> take_launched();
+// A chained toy's wait on the kernel ahead (griddepcontrol.wait's stand-in): runs the hook a test
+// backend set (chained_test.cpp: its upstream kernel's late writes land), else nothing.
+void wait_ahead();
+void on_wait_ahead(std::function<void()> hook);
 }  // namespace toy

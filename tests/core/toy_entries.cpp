@@ -205,3 +205,21 @@ KC_CONTROL("toy/launch/control", cpu) {
         scale_as(b, "toy_main", 256);
       });
 }
+
+// Chained toys (Spec::chained, gate 2's chained run; chained_test.cpp's backend plays the upstream
+// kernel): y = 2 x read after the wait on the kernel ahead, or before it (the control).
+KC_KERNEL("toy/chained/waits", cpu) {
+  return scale_env(toy::scale()).chained({"x"}).launch([](const Buffers& b) {
+    toy::wait_ahead();
+    toy::scale_kernel(b);
+  });
+}
+KC_CONTROL("toy/chained/early", cpu) {
+  return scale_env(toy::scale()).chained({"x"}).control(Gate::repeat, Why::bytes_differ).launch([](const Buffers& b) {
+    toy::scale_kernel(b);
+    toy::wait_ahead();
+  });
+}
+KC_KERNEL("toy/chained/names_an_output", cpu) {
+  return scale_env(toy::scale()).chained({"y"}).launch(toy::scale_kernel);
+}

@@ -35,6 +35,13 @@ struct SeenLaunch {
   std::vector<LaunchRecordRef> records;
 };
 
+// A copy an upstream kernel makes late: gate 2's chained run (Spec::chained).
+struct LateWrite {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -66,6 +73,16 @@ class Backend {
   virtual bool watches() const { return false; }
   virtual std::string watch() { return "this backend does not watch its launches"; }
   virtual std::vector<SeenLaunch> seen() { return {}; }
+  // Gate 2's chained run: "" where a launch may start before the kernel ahead of it on the stream
+  // ends (CUDA: programmatic dependent launch, sm_90 on), else why not.
+  virtual std::string chains() { return "this backend has no dependent launches"; }
+  // Launches on the stream a kernel that lets the next launch start at once and makes `writes` only
+  // after delay_us: an input the next kernel reads before waiting on this one is then still poison.
+  // Its own launch is not among seen()'s. Throws Error where it cannot.
+  virtual void launch_upstream(const std::vector<LateWrite>& writes, double delay_us) {
+    (void)writes, (void)delay_us;
+    throw Error(name() + " cannot launch an upstream kernel: " + chains());
+  }
   // A device that evaluates the large float64 references in the CPU's place, bit for bit
   // (kc/ref_device.hpp), or nullptr. Core checks it before the run uses it.
   virtual const RefDevice* references() { return nullptr; }

@@ -48,7 +48,7 @@ struct Summary {
   int kernels = 0, kernels_passing = 0;
   int known = 0;
   int controls = 0, controls_red = 0;
-  int controls_not_run = 0;  // gates 1-4 controls of an absent backend
+  int controls_not_run = 0;  // gates 1-4 controls of an absent backend, or ones it cannot prove (chains())
   int limit_problems = 0;
   int errors = 0;  // failed gates, green controls, fixed known findings, entry errors
   std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 limits=0 ..."

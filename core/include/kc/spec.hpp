@@ -80,6 +80,9 @@ struct Spec {
   std::vector<Dim> dims;  // the served envelope
   std::optional<Accum> sums;
   std::vector<std::pair<std::string, std::string>> in_place;  // {output, input it may alias}
+  // Inputs the kernel ahead on the stream writes, where the launcher lets this kernel start before
+  // that one ends (CUDA's programmatic dependent launch): read only after waiting on it (gate 2).
+  std::vector<std::string> chained;
   std::string replaces;  // the kernel whose bits it must equal ("" when none)
   std::string rule;      // stated NaN rule ("" = propagate)
   std::vector<std::string> launches;  // gate 5 launch record names
@@ -134,6 +137,10 @@ class Entry {
   Entry&& ops(int ops, int mids = 0) &&;  // fp32 ops and output-type roundings, for a kernel with no sums
   Entry&& hidden(const std::string& why) &&;  // gate 4: output rounding hides sum errors
   Entry&& in_place(const std::string& out, const std::string& in) &&;
+  // The launcher starts the kernel as a dependent of the one ahead (it may read its other inputs,
+  // e.g. weights, early); `inputs` are those the one ahead writes. Gate 2 adds a run where they are
+  // written late, by an upstream kernel that lets this one start first.
+  Entry&& chained(std::vector<std::string> inputs) &&;
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
   Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
   Entry&& launches(std::vector<std::string> names) &&;

@@ -78,7 +78,9 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
 
 // The entry's own launch on a case (gates 1-4 launch it through here): where the backend watches
 // launches, what it started is checked against the entry's launch records and its pick.
-SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s);
+// fn, where given, runs in the launch's place (it calls the entry's launch among its own work).
+SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s,
+                        const std::function<void(const Buffers&)>* fn = nullptr);
 // Gate 5's run-time verdict on the entry's launches (not applicable where nothing was watched).
 Outcome gate_launches(GateCtx& ctx);
 

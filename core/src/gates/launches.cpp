@@ -61,14 +61,15 @@ std::vector<std::string> problems_of(const Spec& spec, const std::vector<SeenLau
 
 }  // namespace
 
-SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s) {
+SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s, const std::function<void(const Buffers&)>* fn) {
+  const std::function<void(const Buffers&)>& run = fn ? *fn : ctx.entry.rig.run;
   LaunchWatch& w = ctx.watch;
   const bool watching = ctx.backend.watches() && w.off.empty();
   if (watching) w.off = ctx.backend.watch();
-  if (!watching || !w.off.empty()) return dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+  if (!watching || !w.off.empty()) return dev.launch(run, ++ctx.run, ctx.opt.timeout_s);
   SyncResult res;
   try {
-    res = dev.launch(ctx.entry.rig.run, ++ctx.run, ctx.opt.timeout_s);
+    res = dev.launch(run, ++ctx.run, ctx.opt.timeout_s);
   } catch (...) {
     ctx.backend.seen();  // end the watch: nothing after this run is the entry's
     throw;

@@ -1,8 +1,13 @@
 // Gate 2: five runs on the same inputs give the same output bytes; inputs unchanged; guards intact;
 // no output overlaps an input unless declared in place. Poison changes every run, so an output the
-// kernel leaves unwritten shows here as bytes that differ.
+// kernel leaves unwritten shows here as bytes that differ. A chained entry (Spec::chained) has a
+// sixth run: its chained inputs hold poison when it is launched, behind an upstream kernel that lets
+// it start at once and writes their true bytes only after kLateUs; a kernel that reads them before
+// waiting on the one ahead gives other bytes.
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <optional>
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
@@ -10,6 +15,19 @@
 namespace kc::detail {
 
 inline constexpr int repeat_runs = 5;
+// The upstream kernel's delay: far longer than a dependent launch takes to start (a few us).
+inline constexpr double kLateUs = 50;
+
+namespace {
+// Device copies of the chained inputs' true bytes, freed at scope end.
+struct Stash {
+  Backend& b;
+  std::vector<void*> ptrs;
+  ~Stash() {
+    for (void* p : ptrs) try { b.free(p); } catch (...) {}
+  }
+};
+}  // namespace
 
 Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
   Case c = prepare_case(ctx, Gate::repeat, s, f);
@@ -27,31 +45,33 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
   DeviceCase dev(ctx.backend, ctx.entry.spec, c);
   ctx.phases.upload += seconds_since(t0);
   if (auto ov = dev.overlaps(); !ov.empty()) return fail(Why::overlap, ov.front());
+  // One run (fn: the entry's launch where null, else the chained run's): nothing where it matched
+  // run 1 (or is run 1), else the Outcome that failed; `which` names the run in the detail.
   std::vector<std::vector<std::byte>> first;
-  for (int k = 0; k < repeat_runs; ++k) {
-    t0 = Clock::now();
-    SyncResult res = launch_entry(ctx, dev, s);
-    ctx.phases.kernel += seconds_since(t0);
+  auto one_run = [&](const std::string& which, const std::function<void(const Buffers&)>* fn) -> std::optional<Outcome> {
+    auto t1 = Clock::now();
+    SyncResult res = launch_entry(ctx, dev, s, fn);
+    ctx.phases.kernel += seconds_since(t1);
     if (res.kind != SyncResult::ok) {
       std::string rec = ctx.backend.recover();
       return fail(res.kind == SyncResult::hang ? Why::hang : Why::fault,
-                  fmt::format("run {} of {}: {}{}", k + 1, repeat_runs, res.error,
+                  fmt::format("{}: {}{}", which, res.error,
                               rec.empty() ? "" : "; the device could not be recovered: " + rec));
     }
-    t0 = Clock::now();
+    t1 = Clock::now();
     dev.fetch(c);
     auto guards = dev.broken_guards();
     auto changed = dev.changed_inputs();
-    ctx.phases.fetch += seconds_since(t0);
-    if (!guards.empty()) return fail(Why::guard_broken, fmt::format("run {}: {}", k + 1, guards.front()));
-    if (!changed.empty()) return fail(Why::input_changed, fmt::format("after run {}: {}", k + 1, changed.front()));
+    ctx.phases.fetch += seconds_since(t1);
+    if (!guards.empty()) return fail(Why::guard_broken, fmt::format("{}: {}", which, guards.front()));
+    if (!changed.empty()) return fail(Why::input_changed, fmt::format("after {}: {}", which, changed.front()));
     Timed t(ctx.phases.check);
     std::vector<std::vector<std::byte>> now;
     for (const auto& b : c.buffers())
       if (b.decl.role != Role::in) now.push_back(b.bytes);
-    if (k == 0) {
+    if (first.empty()) {
       first = std::move(now);
-      continue;
+      return std::nullopt;
     }
     size_t bi = 0;
     for (const auto& b : c.buffers()) {
@@ -63,12 +83,49 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
       for (size_t i = 0; i < b.decl.count; ++i)
         if (std::memcmp(a.data() + i * es, n.data() + i * es, es) != 0 && !diff++) at = i;
       if (diff)
-        return fail(Why::bytes_differ,
-                    fmt::format("run {} of {}: {}[{}] is {:.9g}, run 1 gave {:.9g} ({} of {} outputs differ)", k + 1,
-                                repeat_runs, b.decl.name, at, load_as_double(n.data(), b.decl.type, at),
-                                load_as_double(a.data(), b.decl.type, at), diff, b.decl.count));
+        return fail(Why::bytes_differ, fmt::format("{}: {}[{}] is {:.9g}, run 1 gave {:.9g} ({} of {} outputs differ)",
+                                                   which, b.decl.name, at, load_as_double(n.data(), b.decl.type, at),
+                                                   load_as_double(a.data(), b.decl.type, at), diff, b.decl.count));
     }
+    return std::nullopt;
+  };
+  for (int k = 0; k < repeat_runs; ++k)
+    if (auto f = one_run(fmt::format("run {} of {}", k + 1, repeat_runs), nullptr)) return *f;
+  const Spec& spec = ctx.entry.spec;
+  if (spec.chained.empty()) return o;
+  std::vector<const HostBuffer*> inputs;
+  for (const std::string& name : spec.chained) {
+    const HostBuffer* hb = nullptr;
+    for (const auto& b : c.buffers())
+      if (b.decl.name == name) hb = &b;
+    if (!hb || hb->decl.role != Role::in)
+      throw Error(fmt::format("{}: chained('{}') must name a declared input", spec.name, name));
+    inputs.push_back(hb);
   }
+  if (!ctx.backend.chains().empty()) return o;  // gate_repeat says why
+  // The chained run: each chained input poisoned, its true bytes stashed on the device for the
+  // upstream kernel to write late.
+  Stash stash{ctx.backend, {}};
+  std::vector<LateWrite> writes;
+  for (const HostBuffer* hb : inputs) {
+    const std::string& name = hb->decl.name;
+    if (hb->bytes.empty()) continue;
+    void* dst = dev.buffers().ptr(name);
+    stash.ptrs.push_back(ctx.backend.alloc(hb->bytes.size()));
+    ctx.backend.upload(stash.ptrs.back(), hb->bytes.data(), hb->bytes.size());
+    std::vector<std::byte> poison(hb->bytes.size());
+    pattern(poison.data(), poison.size(), ctx.run + 1, 7000);
+    ctx.backend.upload(dst, poison.data(), poison.size());
+    writes.push_back({dst, stash.ptrs.back(), hb->bytes.size()});
+  }
+  const std::function<void(const Buffers&)> chained = [&](const Buffers& b) {
+    ctx.backend.launch_upstream(writes, kLateUs);
+    ctx.entry.rig.run(b);
+  };
+  if (auto f = one_run(fmt::format("the chained run ({} written {:.0f} us late by the kernel ahead)",
+                                   fmt::join(spec.chained, ", "), kLateUs),
+                       &chained))
+    return *f;
   return o;
 }
 
@@ -80,6 +137,12 @@ Outcome gate_repeat(GateCtx& ctx) {
   }
   Outcome o;
   o.detail = fmt::format("{} runs at {} shapes: same bytes, inputs and guards intact", repeat_runs, shapes.size());
+  if (ctx.entry.spec.chained.empty()) return o;
+  if (const std::string why = ctx.backend.chains(); !why.empty())
+    o.notes.push_back(fmt::format("no chained run: {} (so no launch here starts before the kernel ahead ends)", why));
+  else
+    o.detail += fmt::format("; and a chained run at each, {} written late by the kernel ahead",
+                            fmt::join(ctx.entry.spec.chained, ", "));
   return o;
 }
 

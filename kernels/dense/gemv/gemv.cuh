@@ -31,6 +31,7 @@
 #if defined(__CUDACC__)
 #include <cstdint>
 
+#include "../../common/kc_pdl.cuh"
 #include "gemv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no wgmma form
 #endif
 
@@ -44,7 +45,9 @@ constexpr int kTileK = kSlices * kRunK;              // 1,024: K the 8 slices co
 constexpr int kRowsW = 16;                           // W rows of an mma tile
 constexpr int kRowsX = 8;                            // x rows of an mma tile
 
-enum class Fault : int { none, drop_tail, bf16_sums, reversed_meet };
+// early_x (CUDA only): launched chained (kc_pdl.cuh), the kernel waits on the one ahead only after
+// its loads of x, before its stores.
+enum class Fault : int { none, drop_tail, bf16_sums, reversed_meet, early_x };
 
 __device__ __forceinline__ float round_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }
 
@@ -197,6 +200,9 @@ kc_gemv_bf16(const uint4* __restrict__ x, const uint4* __restrict__ w, Out* __re
     const int n0 = tile * kRowsW * NT;
     float acc[NT][MT][4];
     warp_slice<MT, NT, F>(x, w, M, N, K, m0, n0, warp, lane, acc);
+#if defined(__CUDACC__)
+    if constexpr (F == Fault::early_x) kc_wait_ahead();  // the control's fault: too late for x
+#endif
 #pragma unroll
     for (int a = 0; a < NT; ++a)
 #pragma unroll
@@ -361,6 +367,12 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
       bx = (tiles + rounds - 1) / rounds;
     }
   }
+#if defined(__CUDACC__)
+  if constexpr (F == Fault::early_x) {
+    (void)kc_launch_chained(kc_gemv_bf16<MT, NT, Out, F>, dim3(bx, ty), dim3(256), 0, st, x, w, y, M, N, K);
+    return;
+  }
+#endif
   kc_gemv_bf16<MT, NT, Out, F><<<dim3(bx, ty), 256, 0, st>>>(x, w, y, M, N, K);
 }
 
