@@ -27,8 +27,9 @@
 // in shared memory.
 // Fault plants one fault for the controls (controls/cuda/affine_*).
 // On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 and 8 bits
-// (2 bits in groups of 64 and 128), 1..8 rows and the K it fits (qmv_sm90a.cuh); the controls' faults
-// stay in this kernel.
+// (2 bits in groups of 64 and 128), 1..8 rows and the K it fits (qmv_sm90a.cuh), launched chained
+// behind the kernel ahead (its weights stream before that one ends: they must not be what it
+// writes); the controls' faults stay in this kernel.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
