@@ -41,41 +41,37 @@ struct Chaining : testing_kc::CpuForward {
   }
 };
 
-kc::RunResult run_on(kc::Backend& b, const std::string& only) {
+// Runs `only` on b: its gate 2 verdict must have `status` and say `says`, the run exit with `exit`.
+kc::RunResult expect_gate2(kc::Backend& b, const std::string& only, Status status, const std::string& says, int exit) {
   kc::RunOptions opt;
   opt.only = only;
   opt.backend = "cpu";
   opt.limits = false;
-  return kc::run(opt, {&b}, {});
-}
-const kc::GateEvent* gate2(const kc::RunResult& r) {
-  for (const auto& e : r.events)
-    if (e.gate == Gate::repeat) return &e;
-  return nullptr;
+  kc::RunResult r = kc::run(opt, {&b}, {});
+  const kc::GateEvent* e = nullptr;
+  for (const auto& ev : r.events)
+    if (ev.gate == Gate::repeat) e = &ev;
+  EXPECT_NE(e, nullptr) << only;
+  if (e) {
+    EXPECT_EQ(e->status, status) << only << ": " << e->detail;
+    EXPECT_NE(e->detail.find(says), std::string::npos) << only << ": " << e->detail;
+  }
+  EXPECT_EQ(r.exit_code, exit) << only;
+  return r;
 }
 
 TEST(Chained, AKernelThatWaitsBeforeReadingPasses) {
   Chaining b;
-  auto r = run_on(b, "toy/chained/waits");
-  const kc::GateEvent* e = gate2(r);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->status, Status::pass) << e->detail;
-  EXPECT_NE(e->detail.find("and a chained run at each, x written late"), std::string::npos) << e->detail;
+  expect_gate2(b, "toy/chained/waits", Status::pass, "and a chained run at each, x written late", kc::exit_ok);
   EXPECT_GE(b.upstreams, 2) << "one chained run a shape (the smallest and largest)";
-  EXPECT_EQ(r.exit_code, kc::exit_ok);
 }
 
 TEST(Chained, ItsControlReadingBeforeTheWaitIsRed) {
   Chaining b;
-  auto r = run_on(b, "toy/chained/early");
-  const kc::GateEvent* e = gate2(r);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->status, Status::control_red) << e->detail;
-  EXPECT_NE(e->detail.find("the chained run (x written 50 us late by the kernel ahead)"), std::string::npos)
-      << e->detail;
+  auto r = expect_gate2(b, "toy/chained/early", Status::control_red,
+                        "the chained run (x written 50 us late by the kernel ahead)", kc::exit_ok);
   ASSERT_EQ(r.summaries.size(), 1u);
   EXPECT_EQ(r.summaries[0].controls_red, 1);
-  EXPECT_EQ(r.exit_code, kc::exit_ok);
 }
 
 // Without the wait the toy is still right alone on the stream: only the chained run tells.
@@ -86,11 +82,7 @@ TEST(Chained, TheControlIsGreenWhereTheUpstreamWritesAtOnce) {
       land();
     }
   } b;
-  auto r = run_on(b, "toy/chained/early");
-  const kc::GateEvent* e = gate2(r);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->status, Status::control_green) << e->detail;
-  EXPECT_EQ(r.exit_code, kc::exit_fail);
+  expect_gate2(b, "toy/chained/early", Status::control_green, "stayed green", kc::exit_fail);
 }
 
 TEST(Chained, WhereNoLaunchStartsEarlyTheRunSaysSoAndTheControlIsNotRun) {
@@ -102,27 +94,20 @@ TEST(Chained, WhereNoLaunchStartsEarlyTheRunSaysSoAndTheControlIsNotRun) {
   for (const auto& n : notes) noted |= n.find("no chained run: this backend has no dependent launches") != std::string::npos;
   EXPECT_TRUE(noted) << "gate 2 notes why no chained run was made";
 
-  kc::RunResult ctl = run_on(cpu(), "toy/chained/early");
+  auto ctl = expect_gate2(cpu(), "toy/chained/early", Status::na,
+                          "control not run: this backend has no dependent launches", kc::exit_ok);
   ASSERT_EQ(ctl.summaries.size(), 1u);
   const kc::Summary& s = ctl.summaries[0];
   EXPECT_EQ(s.controls, 0);
   EXPECT_EQ(s.controls_not_run, 1);
   EXPECT_EQ(s.errors, 0);
   EXPECT_NE(s.line().find("controls=0/0 controls_not_run=1"), std::string::npos) << s.line();
-  ASSERT_NE(gate2(ctl), nullptr);
-  EXPECT_EQ(gate2(ctl)->status, Status::na);
-  EXPECT_NE(gate2(ctl)->detail.find("control not run: this backend has no dependent launches"), std::string::npos);
-  EXPECT_EQ(ctl.exit_code, kc::exit_ok);
 }
 
 TEST(Chained, AChainedNameMustBeAnInput) {
   Chaining b;
-  auto r = run_on(b, "toy/chained/names_an_output");
-  const kc::GateEvent* e = gate2(r);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->status, Status::error);
-  EXPECT_NE(e->detail.find("chained('y') must name a declared input"), std::string::npos) << e->detail;
-  EXPECT_EQ(r.exit_code, kc::exit_fail);
+  expect_gate2(b, "toy/chained/names_an_output", Status::error, "chained('y') must name a declared input",
+               kc::exit_fail);
 }
 
 }  // namespace
