@@ -38,3 +38,29 @@ inline cudaError_t kc_launch_chained(void (*kernel)(P...), dim3 grid, dim3 block
   cfg.numAttrs = 1;
   return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
+
+// Does the current device start a chained launch early (sm_90 on)? Below, launch plainly.
+inline bool kc_chains_here() {
+  static const bool yes = [] {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return major >= 9;
+  }();
+  return yes;
+}
+// The current device's SMs (0 where that cannot be known).
+inline int kc_sm_count() {
+  static const int n = [] {
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return sms;
+  }();
+  return n;
+}

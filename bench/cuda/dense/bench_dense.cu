@@ -10,9 +10,9 @@
 // Two copy baselines: '%copy' against a 1 GiB copy (the device's bandwidth), '%same' against copying
 // the weights' own bytes, timed the same way (back to back, rotating copies): at 8 to 32 MiB even a
 // copy does not reach the 1 GiB rate (launch and ramp), and bench/cuda/bench_rows.cu compares the
-// same way. The affine decode's bulk-copy form launches chained (kc_pdl.cuh), as the served launcher
-// does: back to back, each launch's first weight stages load while the one ahead ends (the copies
-// and cuBLAS are plain launches).
+// same way. The affine decode launches chained (kc_pdl.cuh) where the served launcher does (its
+// bulk-copy form; its mma.sync kernel where the grid fills the device): back to back, a launch starts
+// while the one ahead ends (the copies and cuBLAS are plain launches).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

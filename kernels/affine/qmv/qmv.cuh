@@ -29,7 +29,8 @@
 // On an sm_90 device whose loaded image is sm_90a, launch_qmv takes the bulk-copy form at 4 and 8 bits
 // (2 bits in groups of 64 and 128), 1..8 rows and the K it fits (qmv_sm90a.cuh), launched chained
 // behind the kernel ahead (its weights stream before that one ends: they must not be what it
-// writes); the controls' faults stay in this kernel.
+// writes); the controls' faults stay in this kernel. This kernel, too, launches chained where its
+// grid fills the device (launch_qmv_mt), waiting on the kernel ahead before any load.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -172,6 +173,12 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
   const int tiles = (N + kTileN - 1) / kTileN, steps = (K + kStepK - 1) / kStepK;
   const bool active = warp < steps;
   const int ms = active ? (steps - warp + kSlices - 1) / kSlices : 1;  // the warp's steps a tile
+#if defined(__CUDACC__)
+  if constexpr (F == Fault::none) {  // launched chained (launch_qmv_mt): nothing read before the wait
+    kc_let_next_start();
+    kc_wait_ahead();
+  }
+#endif
   // The lane's 8 codes of a pair start at bit 8 t BITS of the pair's words: word t BITS / 4, bit o.
   const int wofs = (t * BITS) / 4, o = (8 * t * BITS) % 32;
   const bool two = kHi && o + 8 * BITS > 32;
@@ -487,6 +494,17 @@ inline void launch_qmv_mt(const uint16_t* x, const uint32_t* q, const uint16_t* 
   const int tiles = (N + rows - 1) / rows, ty = (M + kRowsX * MT - 1) / (kRowsX * MT);
   const int per = most / ty;
   const dim3 grid(per > 0 && tiles > per ? per : tiles, ty);
+#if defined(__CUDACC__)
+  // Chained (kc_pdl.cuh: only its launch's latency hides, the kernel waits first) where the grid
+  // leaves fewer free block slots than SMs; with more, the next grid's blocks would settle on idle
+  // SMs while this one runs and leave the SMs unevenly loaded after it (H200, bench history: full
+  // grids ~1 us faster, 8 rows at 4,096 x 14,336 with 140 slots free 22.5 -> 25.5 us chained).
+  if constexpr (F == Fault::none)
+    if (most > 0 && most - int(grid.x * grid.y) < kc_sm_count() && kc_chains_here()) {
+      (void)kc_launch_chained(kc_affine_qmv<BITS, GROUP, MT, Out, F>, grid, dim3(256), 0, st, x, q, s, b, y, M, N, K);
+      return;
+    }
+#endif
   kc_affine_qmv<BITS, GROUP, MT, Out, F><<<grid, 256, 0, st>>>(x, q, s, b, y, M, N, K);
 }
 
