@@ -34,7 +34,7 @@ template <int B, int G> static kc::Entry qmv_entry(const std::string& name) {
       .tile("k", kTileK, G, G)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return qmv_depth_at<B, G>(s["m"], s["k"]); })
       .launches(qmv_launches<B, G>(name))
-      .chained({"x"})  // the bulk-copy form streams its weights before the kernel ahead ends
+      .chained({"x"})  // both forms may start before the kernel ahead ends (launch_qmv launches them chained)
       .picks([name](const kc::Shape& s) {  // the bulk-copy form where it serves, else x tiles by rows
         if (qmv_bulk<B, G>(int(s["m"]), int(s["k"]))) return name + (s["m"] == 1 ? "/bulk_m1" : "/bulk_m8");
         const int mt = qmv_tiles(int(s["m"]));
