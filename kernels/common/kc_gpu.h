@@ -273,14 +273,32 @@ __device__ inline void kc_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4
 }
 #endif
 
+// ---- kc_sm_count: the current device's SMs, asked once; 0 where it cannot be known (no device; the
+// HIP parse).
+inline int kc_sm_count() {
+#if defined(__CUDACC__)
+  static const int n = [] {
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return sms;
+  }();
+  return n;
+#else
+  return 0;
+#endif
+}
+
 // ---- kc_resident_blocks: blocks of kernel k (launched with `threads` a block, no dynamic shared
 // memory) the device holds at once, SMs x occupancy: the grid of a kernel whose blocks walk its work.
 // 0 where it cannot be known (no device; the HIP parse): the caller then launches a block an item.
 inline int kc_resident_blocks(const void* k, int threads) {
 #if defined(__CUDACC__)
-  int dev = 0, sms = 0, per = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, threads, 0)) {
+  int per = 0;
+  const int sms = kc_sm_count();
+  if (!sms || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, threads, 0)) {
     (void)cudaGetLastError();
     return 0;
   }

@@ -52,15 +52,3 @@ inline bool kc_chains_here() {
   }();
   return yes;
 }
-// The current device's SMs (0 where that cannot be known).
-inline int kc_sm_count() {
-  static const int n = [] {
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return sms;
-  }();
-  return n;
-}

@@ -448,12 +448,8 @@ inline void launch_one(const uint16_t* x, const uint32_t* q, const uint16_t* s, 
   auto kern = kc_qmv90<BITS, GROUP, kOne, Out>;
   const int bytes = layout<BITS, GROUP>(M, K).total;
   if (grid <= 0) {
-    static int sms = 0, at = -1, per = 0;  // the last shared size asked, and its blocks an SM
-    if (!sms) {
-      int dev = 0;
-      if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev))
-        (void)cudaGetLastError(), sms = 1;
-    }
+    static int at = -1, per = 0;  // the last shared size asked, and its blocks an SM
+    const int sms = kc_sm_count() > 0 ? kc_sm_count() : 1;
     if (at != bytes) {
       if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kern, kThreads, bytes) != cudaSuccess)
         (void)cudaGetLastError(), per = 0;

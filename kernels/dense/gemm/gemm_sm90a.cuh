@@ -212,14 +212,7 @@ namespace {
 // (H200: 512 x 4,096 runs at 73% of cuBLAS with 128-wide tiles of 6 stages, 69% with 4, 49% with
 // 256; 1,024 x 4,096 at 80% with 256, 69% with 128).
 inline int tile_n(int M, int N) {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev)) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return n;
-  }();
+  const int sms = kc_sm_count();
   const long blocks = long((M + kBM - 1) / kBM) * ((N + 255) / 256);
   return 2 * blocks <= sms ? 128 : 256;
 }
