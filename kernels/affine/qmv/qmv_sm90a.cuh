@@ -12,15 +12,16 @@
 // against 20.5, 4,096^2 7.1 against 8.2 (bench/cuda/dense/h200_results.txt).
 //
 // A block: 8 consumer warps and the producer warp. Before the ring starts, the consumers take x whole
-// into shared memory (one bulk copy a row) with sum x of every group and x row (a lane's 8 k in order,
-// then a lane tree over the group; fp32), and permute each 8 k of x in place to the order codes leave a
-// word in (mma.sync lets any permutation of k stand for its slots if codes and x share it): at 2 bits
-// the pairs (j, j + 8) of 16 k, at 4 bits (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3 a
-// pair), at 8 bits (0, 2), (1, 3), (4, 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted by
-// 8). A warp's step is 128 bytes of each code row (512 k at 2 bits, 256 at 4, 128 at 8); warp w takes
-// step w of every 8-step stage (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each
-// group of the step its GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row
-// M - 1 where g >= M: those columns are never stored).
+// into shared memory in one pass (16-byte loads; at 8 bits a bulk copy a row, then the pass in place)
+// with sum x of every group and x row (a lane's 8 k in order, then a lane tree over the group; fp32),
+// each 8 k of x permuted on the way to the order codes leave a word in (mma.sync lets any permutation
+// of k stand for its slots if codes and x share it): at 2 bits the pairs (j, j + 8) of 16 k, at 4
+// bits (0, 4), (1, 5), (2, 6), (3, 7) (one shift and one lop3 a pair), at 8 bits (0, 2), (1, 3), (4,
+// 6), (5, 7) (bytes 0 and 2 of a word, then of the word shifted by 8). A warp's step is 128 bytes of
+// each code row (512 k at 2 bits, 256 at 4, 128 at 8); warp w takes step w of every 8-step stage
+// (qmv.cuh's slices); a lane (4 g + t) takes rows g and g + 8, and in each group of the step its
+// GROUP BITS / 128 words of each row (one or two shared loads), x row g (x row M - 1 where g >= M:
+// those columns are never stored).
 // Summation order, per output: for each group of the slice (increasing k) its sum x q is two chains of
 // GROUP / 32 mma steps from zero (2 bits: a word's steps alternating; 4 bits: each word's first and
 // second step; 8 bits: a word a step, words alternating; each way half the latency a chain), added; the
@@ -226,42 +227,57 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   }
 
   // x, sum x, and x permuted (see the header); x only once the kernel ahead has ended, which may
-  // still write it (the launch is chained: the producer's weights stream in meanwhile).
+  // still write it (the launch is chained: the producer's weights stream in meanwhile). One pass,
+  // each 16 bytes summed and permuted as they land, where a bulk copy and two passes over shared
+  // memory were: H200, 1 row, 4,096^2 at 2 bits 6.2 -> 5.1 us, 4 bits 6.6 -> 6.4, 14,336 x 4,096 at 4
+  // bits 13.1 -> 12.8. At 8 bits plain loads were slower at 14,336 x 4,096 (20.1 against 19.3): x
+  // still comes by a bulk copy there, the pass then in place (19.5 -> 19.4; 4,096^2 9.2 -> 8.8).
   kc_wait_ahead();
   const int RS = K8 + 4;  // a row's stride in uint4
-  if (tid == 0) {
+  constexpr bool kBulkX = BITS == 8;
+  if (kBulkX && tid == 0) {
     mbar_expect(xbar, uint32_t(M) * K * 2);
     for (int m = 0; m < M; ++m) bulk(xs + m * RS, x + size_t(m) * K, uint32_t(K) * 2, xbar);
   }
+  const uint4* xg = reinterpret_cast<const uint4*>(x);
   for (int e = tid; e < 8 * G; e += kWarps * 32)
     if (e % 8 >= M) X[e] = 0.f;  // rows past M
-  mbar_wait(xbar, 0);
-  constexpr int kLanesG = GROUP / 8;  // lanes of a group's sum
-  for (int e = tid; e < M * K8; e += kWarps * 32) {  // whole warps: K8 is a multiple of 32
-    const int m = e / K8, c = e % K8;
-    const uint4 v = xs[m * RS + c];
+  // A lane's 8 k in order (its vector v), or at 2 bits its two vectors' 8 k each, then their sum (the
+  // tree's first level), then a lane tree over the group: every lane ends with the group's sum.
+  if (kBulkX) mbar_wait(xbar, 0);
+  auto sum8 = [](const uint4& v) {
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
     float a = 0.f;
 #pragma unroll
     for (int j = 0; j < 4; ++j) a += __uint_as_float(w[j] << 16), a += __uint_as_float(w[j] & 0xffff0000u);
+    return a;
+  };
+  if constexpr (BITS == 2) {  // a lane takes 16 k (two vectors): codes pair k j and j + 8 of them
+    constexpr int kLanesG = GROUP / 16;
+    const int K16 = K8 / 2;  // a multiple of 32 (K is of 8 groups of 64 or more): whole warps
+#pragma unroll 4
+    for (int e = tid; e < M * K16; e += kWarps * 32) {
+      const int m = e / K16, c = 2 * (e % K16);
+      const uint4 v = xg[size_t(m) * K8 + c], u = xg[size_t(m) * K8 + c + 1];
+      float a = sum8(v) + sum8(u);
 #pragma unroll
-    for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);  // the same sum in every lane
-    if (c % kLanesG == 0) X[(c / kLanesG) * 8 + m] = a;
-  }
-  consumers_sync();
-  if constexpr (BITS == 2) {  // 16 k (two vectors) at a time
-    for (int e = tid; e < M * K8 / 2; e += kWarps * 32) {
-      const int m = e / (K8 / 2), c = 2 * (e % (K8 / 2));
-      const uint4 v = xs[m * RS + c], u = xs[m * RS + c + 1];
+      for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+      if ((c / 2) % kLanesG == 0) X[(c / 2 / kLanesG) * 8 + m] = a;
       xs[m * RS + c] = make_uint4(__byte_perm(v.x, u.x, 0x5410), __byte_perm(v.x, u.x, 0x7632),
                                   __byte_perm(v.y, u.y, 0x5410), __byte_perm(v.y, u.y, 0x7632));
       xs[m * RS + c + 1] = make_uint4(__byte_perm(v.z, u.z, 0x5410), __byte_perm(v.z, u.z, 0x7632),
                                       __byte_perm(v.w, u.w, 0x5410), __byte_perm(v.w, u.w, 0x7632));
     }
   } else {
-    for (int e = tid; e < M * K8; e += kWarps * 32) {
+    constexpr int kLanesG = GROUP / 8;  // lanes of a group's sum
+#pragma unroll 4
+    for (int e = tid; e < M * K8; e += kWarps * 32) {  // whole warps: K8 is a multiple of 32
       const int m = e / K8, c = e % K8;
-      const uint4 v = xs[m * RS + c];
+      const uint4 v = kBulkX ? xs[m * RS + c] : xg[size_t(m) * K8 + c];
+      float a = sum8(v);
+#pragma unroll
+      for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+      if (c % kLanesG == 0) X[(c / kLanesG) * 8 + m] = a;
       if constexpr (BITS == 4)
         xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
                                     __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
