@@ -242,48 +242,44 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
   const uint4* xg = reinterpret_cast<const uint4*>(x);
   for (int e = tid; e < 8 * G; e += kWarps * 32)
     if (e % 8 >= M) X[e] = 0.f;  // rows past M
-  // A lane's 8 k in order (its vector v), or at 2 bits its two vectors' 8 k each, then their sum (the
-  // tree's first level), then a lane tree over the group: every lane ends with the group's sum.
+  // A lane's vectors (two at 2 bits, whose codes pair k j and j + 8 of 16 k; else one), each's 8 k in
+  // order, then their sum (the tree's first level), then a lane tree over the group: every lane ends
+  // with the group's sum.
   if (kBulkX) mbar_wait(xbar, 0);
-  auto sum8 = [](const uint4& v) {
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  constexpr int kV = BITS == 2 ? 2 : 1;
+  constexpr int kLanesG = GROUP / (8 * kV);  // lanes of a group's sum
+  const int KV = K8 / kV;  // a multiple of 32 (K is of 8 groups, 64 k or more at 2 bits): whole warps
+#pragma unroll 4
+  for (int e = tid; e < M * KV; e += kWarps * 32) {
+    const int m = e / KV, c = kV * (e % KV);
+    uint4 v[kV];
     float a = 0.f;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) a += __uint_as_float(w[j] << 16), a += __uint_as_float(w[j] & 0xffff0000u);
-    return a;
-  };
-  if constexpr (BITS == 2) {  // a lane takes 16 k (two vectors): codes pair k j and j + 8 of them
-    constexpr int kLanesG = GROUP / 16;
-    const int K16 = K8 / 2;  // a multiple of 32 (K is of 8 groups of 64 or more): whole warps
-#pragma unroll 4
-    for (int e = tid; e < M * K16; e += kWarps * 32) {
-      const int m = e / K16, c = 2 * (e % K16);
-      const uint4 v = xg[size_t(m) * K8 + c], u = xg[size_t(m) * K8 + c + 1];
-      float a = sum8(v) + sum8(u);
+    for (int i = 0; i < kV; ++i) {
+      v[i] = kBulkX ? xs[m * RS + c + i] : xg[size_t(m) * K8 + c + i];
+      const uint32_t w[4] = {v[i].x, v[i].y, v[i].z, v[i].w};
+      float h = 0.f;
 #pragma unroll
-      for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
-      if ((c / 2) % kLanesG == 0) X[(c / 2 / kLanesG) * 8 + m] = a;
-      xs[m * RS + c] = make_uint4(__byte_perm(v.x, u.x, 0x5410), __byte_perm(v.x, u.x, 0x7632),
-                                  __byte_perm(v.y, u.y, 0x5410), __byte_perm(v.y, u.y, 0x7632));
-      xs[m * RS + c + 1] = make_uint4(__byte_perm(v.z, u.z, 0x5410), __byte_perm(v.z, u.z, 0x7632),
-                                      __byte_perm(v.w, u.w, 0x5410), __byte_perm(v.w, u.w, 0x7632));
+      for (int j = 0; j < 4; ++j) h += __uint_as_float(w[j] << 16), h += __uint_as_float(w[j] & 0xffff0000u);
+      a = i ? a + h : h;
     }
-  } else {
-    constexpr int kLanesG = GROUP / 8;  // lanes of a group's sum
-#pragma unroll 4
-    for (int e = tid; e < M * K8; e += kWarps * 32) {  // whole warps: K8 is a multiple of 32
-      const int m = e / K8, c = e % K8;
-      const uint4 v = kBulkX ? xs[m * RS + c] : xg[size_t(m) * K8 + c];
-      float a = sum8(v);
 #pragma unroll
-      for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
-      if (c % kLanesG == 0) X[(c / kLanesG) * 8 + m] = a;
-      if constexpr (BITS == 4)
-        xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.z, 0x5410), __byte_perm(v.x, v.z, 0x7632),
-                                    __byte_perm(v.y, v.w, 0x5410), __byte_perm(v.y, v.w, 0x7632));
-      else
-        xs[m * RS + c] = make_uint4(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.x, v.y, 0x7632),
-                                    __byte_perm(v.z, v.w, 0x5410), __byte_perm(v.z, v.w, 0x7632));
+    for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
+    if ((c / kV) % kLanesG == 0) X[(c / kV / kLanesG) * 8 + m] = a;
+    if constexpr (BITS == 2) {
+      const uint4 p = v[0], u = v[1];
+      xs[m * RS + c] = make_uint4(__byte_perm(p.x, u.x, 0x5410), __byte_perm(p.x, u.x, 0x7632),
+                                  __byte_perm(p.y, u.y, 0x5410), __byte_perm(p.y, u.y, 0x7632));
+      xs[m * RS + c + 1] = make_uint4(__byte_perm(p.z, u.z, 0x5410), __byte_perm(p.z, u.z, 0x7632),
+                                      __byte_perm(p.w, u.w, 0x5410), __byte_perm(p.w, u.w, 0x7632));
+    } else if constexpr (BITS == 4) {
+      const uint4 p = v[0];
+      xs[m * RS + c] = make_uint4(__byte_perm(p.x, p.z, 0x5410), __byte_perm(p.x, p.z, 0x7632),
+                                  __byte_perm(p.y, p.w, 0x5410), __byte_perm(p.y, p.w, 0x7632));
+    } else {
+      const uint4 p = v[0];
+      xs[m * RS + c] = make_uint4(__byte_perm(p.x, p.y, 0x5410), __byte_perm(p.x, p.y, 0x7632),
+                                  __byte_perm(p.z, p.w, 0x5410), __byte_perm(p.z, p.w, 0x7632));
     }
   }
   consumers_sync();
