@@ -149,6 +149,12 @@ __device__ __forceinline__ uint32_t bytes02_bf16x2(uint32_t w) {
   const __nv_bfloat162 v = __hadd2(*reinterpret_cast<__nv_bfloat162*>(&lo), h);
   return *reinterpret_cast<const uint32_t*>(&v);
 }
+// x's permutation (see the header): a word of a0's and b0's low bf16, one of their high ones, then the
+// same of a1 and b1.
+__device__ __forceinline__ uint4 pair_halves(uint32_t a0, uint32_t b0, uint32_t a1, uint32_t b1) {
+  return make_uint4(__byte_perm(a0, b0, 0x5410), __byte_perm(a0, b0, 0x7632), __byte_perm(a1, b1, 0x5410),
+                    __byte_perm(a1, b1, 0x7632));
+}
 #endif
 
 }  // namespace kc::qmv90
@@ -266,20 +272,14 @@ kc_qmv90(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, const u
 #pragma unroll
     for (int o = 1; o < kLanesG; o *= 2) a += __shfl_xor_sync(0xffffffffu, a, o);
     if ((c / kV) % kLanesG == 0) X[(c / kV / kLanesG) * 8 + m] = a;
+    const uint4 p = v[0], u = v[kV - 1];
     if constexpr (BITS == 2) {
-      const uint4 p = v[0], u = v[1];
-      xs[m * RS + c] = make_uint4(__byte_perm(p.x, u.x, 0x5410), __byte_perm(p.x, u.x, 0x7632),
-                                  __byte_perm(p.y, u.y, 0x5410), __byte_perm(p.y, u.y, 0x7632));
-      xs[m * RS + c + 1] = make_uint4(__byte_perm(p.z, u.z, 0x5410), __byte_perm(p.z, u.z, 0x7632),
-                                      __byte_perm(p.w, u.w, 0x5410), __byte_perm(p.w, u.w, 0x7632));
+      xs[m * RS + c] = pair_halves(p.x, u.x, p.y, u.y);
+      xs[m * RS + c + 1] = pair_halves(p.z, u.z, p.w, u.w);
     } else if constexpr (BITS == 4) {
-      const uint4 p = v[0];
-      xs[m * RS + c] = make_uint4(__byte_perm(p.x, p.z, 0x5410), __byte_perm(p.x, p.z, 0x7632),
-                                  __byte_perm(p.y, p.w, 0x5410), __byte_perm(p.y, p.w, 0x7632));
+      xs[m * RS + c] = pair_halves(p.x, p.z, p.y, p.w);
     } else {
-      const uint4 p = v[0];
-      xs[m * RS + c] = make_uint4(__byte_perm(p.x, p.y, 0x5410), __byte_perm(p.x, p.y, 0x7632),
-                                  __byte_perm(p.z, p.w, 0x5410), __byte_perm(p.z, p.w, 0x7632));
+      xs[m * RS + c] = pair_halves(p.x, p.y, p.z, p.w);
     }
   }
   consumers_sync();
