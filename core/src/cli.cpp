@@ -93,6 +93,8 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   app.add_flag("--list", list, "list the matching entries and exit");
   app.add_option("--backend", opt.backend, "run one backend: cpu, cuda, hip, xpu, metal");
   app.add_option("--seed", seed_text, "seed of every input (decimal or 0x hex); the run prints it");
+  app.add_option("--seeds", opt.seeds, "run every case under N seeds: --seed, --seed + 1, ... (each printed)")
+      ->check(CLI::Range(1, 1000));
   app.add_flag("--repro", opt.repro, "print the smallest input behind each finding, with values, want and got");
   app.add_option("--reporter", reporter, "console (default), json or junit")
       ->check(CLI::IsMember({"console", "json", "junit"}));
@@ -104,10 +106,13 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
                "evaluate every float64 reference on the CPU, even where a backend's device matched it "
                "(by default the large dense and affine ones run there)");
   app.add_option("--audit", opt.audit_paths, "binaries for gate 5 to read (default: this executable)");
-  // Hidden: how a run re-runs this executable after a lost device (core/src/respawn.cpp).
-  std::string resume_after;
+  app.add_flag("--in-process", opt.in_process,
+               "run CPU entries in this process (for a debugger); by default they run in a fresh process this "
+               "one supervises, so a kernel that crashes or hangs is reported by name and the run goes on");
+  // Hidden: how a run re-runs this executable in a fresh process (core/src/respawn.cpp).
+  std::string resume_at;
   int stream_fd = -1;
-  app.add_option("--resume-after", resume_after)->group("");
+  app.add_option("--resume-at", resume_at)->group("");
   app.add_option("--stream-fd", stream_fd)->group("");
   app.footer(
       "Exit codes: 0 every gate passed or is KNOWN and every control is red; 1 any failed gate,\n"
@@ -141,17 +146,17 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     std::cerr << "kernel-contract: unknown backend '" << opt.backend << "' (cpu, cuda, hip, xpu, metal)\n";
     return exit_usage;
   }
-  if (!resume_after.empty() || stream_fd >= 0) {
+  if (!resume_at.empty() || stream_fd >= 0) {
     Backend* b = nullptr;
     for (auto* x : backends)
       if (x->name() == opt.backend) b = x;
-    if (!b || resume_after.empty() || stream_fd < 0 || list) {
-      std::cerr << "kernel-contract: --resume-after and --stream-fd are for the fresh process a run starts after a "
-                   "lost device; they need each other and --backend\n";
+    if (!b || resume_at.empty() || stream_fd < 0 || list) {
+      std::cerr << "kernel-contract: --resume-at and --stream-fd are for the fresh process a run starts (after a "
+                   "lost device, or to run CPU entries apart); they need each other and --backend\n";
       return exit_usage;
     }
     opt.limits = false;  // gate 5 is the parent's
-    int rc = detail::run_resumed(opt, *b, resume_after, stream_fd);
+    int rc = detail::run_resumed(opt, *b, resume_at, stream_fd);
     std::cout.flush();
     std::fflush(nullptr);
     std::_Exit(rc);  // a device's exit handlers could wait forever on a kernel that never returned
@@ -159,7 +164,13 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   if (list) {
     int matched = 0;
     list_entries(opt, backends, matched);
-    if (!matched) std::cerr << "kernel-contract: no entry matches --only '" << opt.only << "'\n";
+    if (!matched) {
+      const std::string where = opt.backend.empty() ? "" : " on backend " + opt.backend;
+      if (opt.only.empty())
+        std::cerr << "kernel-contract: no entry is registered" << where << "\n";
+      else
+        std::cerr << "kernel-contract: no entry" << where << " matches --only '" << opt.only << "'\n";
+    }
     return matched ? exit_ok : exit_no_match;
   }
   opt.progress = isatty(2);

@@ -5,6 +5,7 @@
 
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
+#include "last_words.hpp"
 
 namespace kc::detail {
 
@@ -25,6 +26,27 @@ void pattern(std::byte* dst, size_t n, uint64_t run, uint64_t stream) {
       std::memcpy(dst + at, &v, std::min<size_t>(8, n - at));
     }
   }, 1 << 16);
+}
+
+void guard_pattern(std::byte* dst, size_t n, DType t, uint64_t run, uint64_t stream) {
+  pattern(dst, n, run, stream);
+  // Exponent all ones and a quiet bit: a NaN whatever the rest of the pattern holds.
+  auto nan = [&](auto word, auto bits) {
+    using W = decltype(word);
+    for (size_t at = 0; at + sizeof(W) <= n; at += sizeof(W)) {
+      W w;
+      std::memcpy(&w, dst + at, sizeof w);
+      w |= W(bits);
+      std::memcpy(dst + at, &w, sizeof w);
+    }
+  };
+  switch (t) {
+    case DType::f64: nan(uint64_t{}, 0x7ff8'0000'0000'0000ull); break;
+    case DType::f32: nan(uint32_t{}, 0x7fc0'0000u); break;
+    case DType::f16: nan(uint16_t{}, 0x7e00u); break;
+    case DType::bf16: nan(uint16_t{}, 0x7fc0u); break;
+    default: break;  // integer codes: every pattern is some value
+  }
 }
 
 static const std::string* in_place_input(const Spec& spec, const std::string& out) {
@@ -57,10 +79,26 @@ DeviceCase::DeviceCase(Backend& b, const Spec& spec, const Case& c) : b_(b), spe
     }
     regions_.push_back(r);
   }
-  // Allocate every region that owns memory: [guard | data rounded to 256 | guard].
-  for (auto& r : regions_) {
+  // Allocate every region that owns memory: [guard | data rounded to 256 | guard]. A pure input
+  // ends instead where the backend can fence it ([guard | data rounded to 256 | no access]): a read
+  // past its end faults, or past the rounding reads NaN guards.
+  std::vector<bool> written(regions_.size(), false);
+  for (const auto& r : regions_)
+    if (r.in_place_out)
+      for (size_t k = 0; k < regions_.size(); ++k)
+        if (!regions_[k].in_place_out && regions_[k].name == r.name) written[k] = true;
+  for (size_t k = 0; k < regions_.size(); ++k) {
+    auto& r = regions_[k];
     if (r.in_place_out) continue;
     size_t padded = (r.bytes + 255) / 256 * 256;
+    if (r.role == Role::in && !written[k] && r.bytes)
+      if (void* p = b_.alloc_fenced(guard_bytes + padded)) {
+        r.fenced = true;
+        r.total = guard_bytes + padded;
+        r.base = static_cast<std::byte*>(p);
+        r.data = r.base + guard_bytes;
+        continue;
+      }
     r.total = guard_bytes + padded + guard_bytes;
     r.base = static_cast<std::byte*>(b_.alloc(r.total));
     r.data = r.base + guard_bytes;
@@ -90,7 +128,7 @@ DeviceCase::DeviceCase(Backend& b, const Spec& spec, const Case& c) : b_(b), spe
 
 DeviceCase::~DeviceCase() {
   for (auto& r : regions_)
-    if (!r.in_place_out && r.base) b_.free(r.base);
+    if (!r.in_place_out && r.base) r.fenced ? b_.free_fenced(r.base) : b_.free(r.base);
 }
 
 SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uint64_t run, double timeout_s) {
@@ -102,10 +140,10 @@ SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uin
     // Guards: fresh pattern each run, so a write of last run's guard value still shows.
     size_t back = r.total - guard_bytes - r.bytes;
     tmp.resize(std::max(guard_bytes, back));
-    pattern(tmp.data(), guard_bytes, run, 2 * k);
+    guard_pattern(tmp.data(), guard_bytes, r.type, run, 2 * k);
     b_.upload(r.base, tmp.data(), guard_bytes);
-    pattern(tmp.data(), back, run, 2 * k + 1);
-    b_.upload(r.data + r.bytes, tmp.data(), back);
+    guard_pattern(tmp.data(), back, r.type, run, 2 * k + 1);
+    if (back) b_.upload(r.data + r.bytes, tmp.data(), back);
     r.guard_run = run;
     bool written = r.role != Role::in;
     for (const auto& o : regions_)
@@ -119,11 +157,17 @@ SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uin
       b_.upload(r.data, tmp.data(), r.bytes);
     }
   }
+  // A host backend's kernel runs inside this call: only a watchdog can cut a hang off (it ends
+  // the process, whose supervisor reports the hang and goes on: last_words.hpp).
+  const bool watched = b_.host_launches();
+  if (watched) watchdog_arm(timeout_s, fmt::format("{} at {}", spec_.name, shape_.str()));
   try {
     fn(*view_);
   } catch (const std::exception& e) {
+    if (watched) watchdog_disarm();
     return {SyncResult::fault, fmt::format("the launch threw: {}", e.what())};
   }
+  if (watched) watchdog_disarm();
   SyncResult s = b_.sync(timeout_s);
   if (s.kind != SyncResult::ok) faulted_ = true;
   return s;
@@ -150,8 +194,8 @@ std::vector<std::string> DeviceCase::broken_guards() {
       std::byte* at = side ? r.data + r.bytes : r.base;
       want.resize(n);
       got.resize(n);
-      pattern(want.data(), n, r.guard_run, 2 * k + side);
-      b_.download(got.data(), at, n);
+      guard_pattern(want.data(), n, r.type, r.guard_run, 2 * k + side);
+      if (n) b_.download(got.data(), at, n);
       size_t first = n, last = 0, count = 0;
       for (size_t i = 0; i < n; ++i)
         if (want[i] != got[i]) {

@@ -16,6 +16,9 @@ inline constexpr size_t guard_bytes = 1024;
 // A deterministic byte pattern for poison and guards: changes with `run` so an output left unwritten
 // never holds a previous run's value.
 void pattern(std::byte* dst, size_t n, uint64_t run, uint64_t stream);
+// The guard around a buffer of type t: pattern(), and for a float type every element of it a NaN
+// (sign and payload from the pattern), so a value read past an input poisons what it reaches.
+void guard_pattern(std::byte* dst, size_t n, DType t, uint64_t run, uint64_t stream);
 
 class DeviceCase {
  public:
@@ -50,6 +53,7 @@ class DeviceCase {
     size_t total = 0;
     int host = -1;               // index of the case's host buffer
     bool in_place_out = false;   // an output sharing an input's region
+    bool fenced = false;         // an input ending where an access faults (Backend::alloc_fenced)
     uint64_t guard_run = 0;
   };
   Backend& b_;

@@ -1,7 +1,9 @@
-// Fresh processes after a lost device: the parent re-runs this executable with a hidden resume
-// point and a pipe, reads one JSON line a record, and reports each verdict as its own. The child's
-// stdout and stderr stay the terminal's; only the pipe carries verdicts, so nothing a kernel prints
-// can corrupt them.
+// Fresh processes: after a lost device, or from the start for a backend whose kernels run on the
+// host (a crash there is the process's own), the parent re-runs this executable with a hidden
+// resume point and a pipe, reads one JSON line a record, and reports each verdict as its own. A
+// child that dies says why first where it can (last_words.hpp: the signal and its address, or the
+// launch its watchdog cut off). The child's stdout and stderr stay the terminal's; only the pipe
+// carries verdicts, so nothing a kernel prints can corrupt them.
 #include "respawn.hpp"
 
 #include <cerrno>
@@ -12,9 +14,12 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gates/gates.hpp"
+#include "last_words.hpp"
 #include "report/phases_json.hpp"
 
 namespace kc::detail {
@@ -103,8 +108,12 @@ Child spawn(const std::vector<std::string>& args) {
   std::cout.flush();  // what this process printed so far comes before anything the child prints
   std::cerr.flush();
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {  // only async-signal-safe calls from here to exec
+    // A child outlives no parent: a run killed from outside takes its fresh process with it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // it died before the line above
     if (out[1] == stream_fd) {
       fcntl(stream_fd, F_SETFD, 0);
     } else if (dup2(out[1], stream_fd) < 0) {
@@ -144,15 +153,16 @@ Child spawn(const std::vector<std::string>& args) {
   return c;
 }
 
-// The same selection and options as this run, for one backend, after `after`. Gate 5 stays with
+// The same selection and options as this run, for one backend, from the entry `at`. Gate 5 stays with
 // the parent: it reads binaries, not the device, and runs once there after every entry.
-std::vector<std::string> child_args(const RunOptions& opt, const std::string& backend, const std::string& after) {
+std::vector<std::string> child_args(const RunOptions& opt, const std::string& backend, const std::string& at) {
   std::vector<std::string> a{opt.self_exe,
                              "--backend=" + backend,
                              fmt::format("--seed={:#x}", opt.seed),
+                             fmt::format("--seeds={}", opt.seeds),
                              fmt::format("--timeout={}", opt.timeout_s),
                              "--no-limits",
-                             "--resume-after=" + after,
+                             "--resume-at=" + at,
                              fmt::format("--stream-fd={}", stream_fd)};
   if (!opt.only.empty()) a.push_back("--only=" + opt.only);  // CLI11 takes no empty value
   if (opt.repro) a.push_back("--repro");
@@ -170,29 +180,33 @@ Gate next_gate(const std::vector<GateEvent>& evs) {
 
 }  // namespace
 
-void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const Registration*>& sel, size_t after,
+void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const Registration*>& sel, size_t from,
                     const std::string& why, std::vector<Reporter*>& reps, Progress& progress) {
   const std::string& b = s.backend;
-  size_t next = after + 1;  // the first entry no process has reported yet
+  size_t next = from;       // the first entry no process has reported yet
   std::string stopped;      // why no further process is started, "" while they are
-  std::string reason = why;  // why this process cannot run them itself
+  std::string reason = why;  // why this process cannot run them itself ("" for a supervised start)
   for (int round = 0; next < sel.size() && stopped.empty(); ++round) {
     const size_t start = next;
-    const std::string resume = sel[next - 1]->name;
+    const std::string resume = sel[next]->name;
     Child c = spawn(child_args(opt, b, resume));
     if (c.pid < 0) {
       stopped = "a fresh process could not be started: " + c.error;
       break;
     }
-    note(reps, b,
-         fmt::format("{}. The remaining {} {} of {} continue{} in {} fresh process (pid {}: this executable re-run "
-                     "with --resume-after {})",
-                     reason, sel.size() - next, sel.size() - next == 1 ? "entry" : "entries", b,
-                     sel.size() - next == 1 ? "s" : "", round ? "another" : "a", c.pid, resume));
+    if (!reason.empty())
+      note(reps, b,
+           fmt::format("{}. The remaining {} {} of {} continue{} in {} fresh process (pid {}: this executable re-run "
+                       "with --resume-at {})",
+                       reason, sel.size() - next, sel.size() - next == 1 ? "entry" : "entries", b,
+                       sel.size() - next == 1 ? "s" : "", round ? "another" : "a", c.pid, resume));
     int open = -1;  // index of the entry the child is running, -1 between entries
     std::vector<GateEvent> evs;
     bool ended = false, lost_again = false;
-    std::string bad;  // the stream broke the protocol
+    std::string bad;   // the stream broke the protocol
+    std::string died;  // the child's last words: the signal that ended it, or the launch cut off
+    Clock::time_point began = Clock::now();  // when the open entry began
+    Why died_why = Why::fault;
     char* line = nullptr;
     size_t cap = 0;
     for (ssize_t n; bad.empty() && (n = getline(&line, &cap, c.in)) > 0;) {
@@ -206,7 +220,7 @@ void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const R
           if (open >= 0 || next >= sel.size() || sel[next]->name != name)
             bad = fmt::format("entry '{}' where '{}' was due", name, next < sel.size() ? sel[next]->name : "none");
           else
-            open = int(next), evs.clear(), progress.show(b, name);
+            open = int(next), evs.clear(), progress.show(b, name), began = Clock::now();
         } else if (t == "gate") {
           GateEvent e = from_json(j, b);
           emit(reps, e);
@@ -229,6 +243,15 @@ void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const R
           reason = fmt::format("the fresh process (pid {}) lost the device too, after {}: {}", c.pid,
                                j.at("after").get<std::string>(), j.at("why").get<std::string>());
           if (open >= 0 || next == start) bad = "a lost device reported before any entry finished";
+        } else if (t == "signal") {
+          died = signal_words(j.at("sig").get<int>(), j.at("code").get<int>(),
+                              std::stoull(j.at("addr").get<std::string>(), nullptr, 16), j.at("has_addr").get<bool>());
+          if (const std::string at = j.at("launch").get<std::string>(); !at.empty()) died += " in the launch of " + at;
+          died_why = Why::fault;
+        } else if (t == "hang") {
+          died = fmt::format("the launch of {} did not return within {} s (--timeout): cut off",
+                             j.at("launch").get<std::string>(), j.at("seconds").get<double>());
+          died_why = Why::hang;
         } else if (t == "end") {
           ended = true;
           if (open >= 0) bad = "the end of the stream inside an entry";
@@ -261,19 +284,33 @@ void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const R
       break;
     }
     if (open >= 0) {  // died inside an entry: that entry fails by name, the next process starts after it
-      GateEvent e{b, sel[open]->name, next_gate(evs), Status::error, "crash", "",
-                  fmt::format("{} {} while running this entry", who, how_it_ended(status))};
+      GateEvent e{b, sel[open]->name, next_gate(evs), Status::error, died.empty() ? "crash" : why_name(died_why), "",
+                  died.empty() ? fmt::format("{} {} while running this entry", who, how_it_ended(status))
+                               : fmt::format("{}; {} {} while running this entry", died, who, how_it_ended(status))};
+      // The dead gate's time: from the end of the last gate it finished.
+      for (const auto& x : evs)
+        began += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(x.seconds));
+      e.seconds = seconds_since(began);
+      // Judged as the gate's own finding: a control built to fault (or hang) there is red.
+      Outcome o;
+      o.failed = true;
+      o.why = died_why;
+      o.detail = e.detail;
+      try {
+        e.status = judge(build(*sel[open]).spec, e.gate, o, e.detail);
+      } catch (const std::exception&) {
+      }
       emit(reps, e);
       evs.push_back(e);
       tally(s, *sel[open], evs);
       next = size_t(open) + 1;
-      reason = fmt::format("{} {} while running {}", who, how_it_ended(status), sel[open]->name);
+      reason = fmt::format("{} {} while running {}", who, died_why == Why::hang && !died.empty() ? "was cut off" : how_it_ended(status), sel[open]->name);
       continue;
     }
     if (!(ended || lost_again) || !clean) {
       ++s.errors;
       emit(reps, {b, "(fresh process)", Gate::nonfinite, Status::error, "crash", "",
-                  fmt::format("{} {} {}", who, how_it_ended(status),
+                  fmt::format("{}{} {} {}", died.empty() ? "" : died + "; ", who, how_it_ended(status),
                               ended || lost_again ? "after finishing its stream"
                               : next == start     ? "before finishing any entry"
                                                   : "between entries, without finishing its stream")});
@@ -289,27 +326,28 @@ void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const R
   }
 }
 
-int run_resumed(const RunOptions& opt, Backend& b, const std::string& after, int fd) {
+int run_resumed(const RunOptions& opt, Backend& b, const std::string& at, int fd) {
   FILE* f = fdopen(fd, "w");
   if (!f) {
     std::cerr << "kernel-contract: --stream-fd " << fd << ": " << std::strerror(errno) << "\n";
     return exit_usage;
   }
+  last_words_to(fd);  // a fatal signal says which, where, before this process ends
   Stream st(f);
   std::vector<Reporter*> reps{&st};
   const auto sel = selection(b.name(), opt.only);
   size_t i = 0;
-  while (i < sel.size() && sel[i]->name != after) ++i;
+  while (i < sel.size() && sel[i]->name != at) ++i;
   auto trouble = [&](const std::string& what) {
     st.gate({b.name(), "(fresh process)", Gate::nonfinite, Status::error, "crash", "", what});
     st.put({{"t", "end"}});
   };
   if (i == sel.size()) {
-    trouble(fmt::format("no selected {} entry is named '{}' to resume after", b.name(), after));
+    trouble(fmt::format("no selected {} entry is named '{}' to resume at", b.name(), at));
   } else if (std::string why = b.absent(); !why.empty()) {
     trouble(fmt::format("{} is absent in the fresh process: {}", b.name(), why));
   } else {
-    for (++i; i < sel.size(); ++i) {
+    for (; i < sel.size(); ++i) {
       st.put({{"t", "entry"}, {"name", sel[i]->name}});
       run_entry(*sel[i], b, opt, reps);
       st.put({{"t", "entry_end"}, {"name", sel[i]->name}});

@@ -25,17 +25,19 @@ struct Progress {
   void show(const std::string& backend, const std::string& entry);
 };
 
-// Parent side: sel[after] ran and left the device lost (why). Runs sel[after+1..] in fresh processes
-// of opt.self_exe, one after another as each loses the device again; re-emits their events to
-// reps and tallies them into s. A process that dies mid-entry fails that entry by name and the
-// next process starts after it; one that dies without finishing an entry ends the respawning, and
-// every entry left is reported as not run. Each fresh process thus covers at least one entry.
-void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const Registration*>& sel, size_t after,
+// Parent side: runs sel[from..] in fresh processes of opt.self_exe, one after another as each
+// loses the device or dies; re-emits their events to reps and tallies them into s. `why` says why
+// this process does not run them itself (a lost device: noted before each process); "" for a
+// supervised start (a host backend), where only the processes after a crash are noted. A process
+// that dies mid-entry fails that entry by name (its last words: the signal and address, or the
+// hang) and the next process starts after it; one that dies without finishing an entry ends the
+// respawning, and every entry left is reported as not run. Each fresh process covers at least one.
+void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const Registration*>& sel, size_t from,
                     const std::string& why, std::vector<Reporter*>& reps, Progress& progress);
 
-// Child side (the CLI's hidden --resume-after): runs opt.backend's selected entries after the one
-// named `after` on b, streaming to fd; stops after an entry that leaves the device lost. Returns
-// the process's exit code: 0 when the stream is complete (verdicts are the parent's to judge).
-int run_resumed(const RunOptions& opt, Backend& b, const std::string& after, int fd);
+// Child side (the CLI's hidden --resume-at): runs opt.backend's selected entries from the one named
+// `at` on b, streaming to fd; stops after an entry that leaves the device lost. Returns the
+// process's exit code: 0 when the stream is complete (verdicts are the parent's to judge).
+int run_resumed(const RunOptions& opt, Backend& b, const std::string& at, int fd);
 
 }  // namespace kc::detail

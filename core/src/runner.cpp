@@ -27,8 +27,10 @@ const Known* known_for(const Spec& s, Gate g) {
   return nullptr;
 }
 
+}  // namespace
+
 // The verdict of one gate on one entry, from what the gate found and what the spec says of it.
-Status judge(const Spec& s, Gate g, const Outcome& o, std::string& detail) {
+Status detail::judge(const Spec& s, Gate g, const Outcome& o, std::string& detail) {
   detail = o.detail;
   if (s.control) {
     if (g != *s.control_gate) return !o.applies ? Status::na : o.failed ? Status::fail : Status::pass;
@@ -53,6 +55,9 @@ Status judge(const Spec& s, Gate g, const Outcome& o, std::string& detail) {
   if (o.failed && (o.why == Why::fault || o.why == Why::hang)) return Status::error;
   return o.failed ? Status::fail : Status::pass;
 }
+
+namespace {
+using detail::judge;
 
 void emit(std::vector<Reporter*>& reps, const GateEvent& e) {
   for (auto* r : reps) r->gate(e);
@@ -117,13 +122,28 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     ctx.phases = {};
     Outcome o;
     bool crashed = false;
-    try {
-      o = fn(ctx);
-    } catch (const std::exception& x) {
-      o.failed = true;
-      o.detail = x.what();
-      crashed = true;
+    // Under each seed in turn, until one fails: a verdict that hangs on one draw of the inputs
+    // shows under another. --repro then works on the failing seed's inputs.
+    const int seeds = std::max(1, opt.seeds);
+    int k = 0;
+    std::vector<std::string> notes;
+    for (; k < seeds; ++k) {
+      ctx.seed = opt.seed + uint64_t(k);
+      try {
+        o = fn(ctx);
+      } catch (const std::exception& x) {
+        o = {};
+        o.failed = true;
+        o.detail = x.what();
+        crashed = true;
+      }
+      notes.insert(notes.end(), o.notes.begin(), o.notes.end());
+      if (o.failed || !o.applies) break;
     }
+    o.notes = notes;
+    if (seeds > 1 && o.applies)
+      o.detail += o.failed ? fmt::format(" (seed {:#x}, {} of {})", ctx.seed, k + 1, seeds)
+                           : fmt::format(" under {} seeds", seeds);
     GateEvent ev{b.name(), reg.name, g, Status::pass, o.failed && !crashed ? why_name(o.why) : "", o.shape, ""};
     ev.status = crashed ? Status::error : judge(e.spec, g, o, ev.detail);
     if (crashed) ev.detail = o.detail;  // what threw, e.g. the backend saying its device is lost
@@ -246,6 +266,11 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
   collect.evs = &out.events;
   reps.push_back(&collect);
   for (auto* r : reps) r->begin(opt.seed);
+  if (opt.seeds > 1) {
+    std::vector<std::string> list;
+    for (int k = 0; k < opt.seeds; ++k) list.push_back(fmt::format("{:#x}", opt.seed + uint64_t(k)));
+    note(reps, "", fmt::format("every case runs under {} seeds: {}", opt.seeds, fmt::join(list, ", ")));
+  }
   bool failed = false;
   for (const auto& d : duplicate_names()) {
     emit(reps, {"", "(registry)", Gate::nonfinite, Status::error, "spec", "", d});
@@ -272,6 +297,11 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
     matched += int(sel.size());
     RefDeviceScope refs(s.absent.empty() && !sel.empty() ? reference_device(*b, opt, reps) : nullptr);
     bool lost_noted = false;
+    // A host backend's kernels run in this process's address space: under the command line they
+    // run in a fresh process this one supervises, so a crash or a hang is a finding, not the end.
+    if (s.absent.empty() && b->host_launches() && !opt.self_exe.empty() && !opt.in_process && !sel.empty()) {
+      detail::continue_fresh(s, opt, sel, 0, "", reps, progress);
+    } else
     for (size_t i = 0; i < sel.size(); ++i) {
       const Registration& reg = *sel[i];
       if (!s.absent.empty()) {
@@ -286,7 +316,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       const std::string lost = i + 1 < sel.size() ? b->lost() : "";
       if (lost.empty()) continue;
       if (!opt.self_exe.empty()) {
-        detail::continue_fresh(s, opt, sel, i, lost, reps, progress);
+        detail::continue_fresh(s, opt, sel, i + 1, lost, reps, progress);
         break;
       }
       if (!lost_noted)

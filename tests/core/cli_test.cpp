@@ -8,8 +8,11 @@
 #include "kc/runner.hpp"
 
 namespace {
+// In this process: a supervised fresh process would re-run this test executable, which is no
+// kernel-contract (tests/crash runs the real command line's supervision).
 int cli(std::vector<std::string> args) {
   args.insert(args.begin(), "kernel-contract");
+  args.push_back("--in-process");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   return kc::cli_main(int(argv.size()), argv.data(), kc::make_backends());

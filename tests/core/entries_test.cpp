@@ -1,5 +1,6 @@
 // The project's own CPU entries: every served kernel green on every gate; every planted control red
-// on its gate for its reason and green on the others; every gate 1-4 has a control that proves it.
+// on its gate for its reason and green on the others, each under three seeds; every gate 1-4 has a
+// control that proves it.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -15,6 +16,13 @@ void PrintTo(const Registration& r, std::ostream* os) { *os << r.backend << ":" 
 
 namespace {
 
+// Three seeds, so a verdict that holds on one draw of the inputs alone shows here (DESIGN.md §2.4).
+kc::RunOptions three_seeds() {
+  kc::RunOptions o;
+  o.seeds = 3;
+  return o;
+}
+
 kc::Backend& cpu() {
   static auto all = kc::make_backends();
   return *all.front();
@@ -22,8 +30,14 @@ kc::Backend& cpu() {
 
 std::vector<kc::Registration> cpu_entries(bool controls) {
   std::vector<kc::Registration> v;
+  // A control built to crash or hang its process can only be run by the command line, whose
+  // supervised process it ends: tests/crash runs those through kernel-contract.
   for (const auto& r : kc::registry())
-    if (r.backend == "cpu" && r.control == controls) v.push_back(r);
+    if (r.backend == "cpu" && r.control == controls) {
+      if (controls && (kc::build(r).spec.control_why == kc::Why::fault || kc::build(r).spec.control_why == kc::Why::hang))
+        continue;
+      v.push_back(r);
+    }
   return v;
 }
 
@@ -40,7 +54,7 @@ class Control : public testing::TestWithParam<kc::Registration> {};
 }  // namespace
 
 TEST_P(Kernel, GreenOnEveryGate) {
-  for (const auto& e : kc::run_entry(GetParam(), cpu(), {}))
+  for (const auto& e : kc::run_entry(GetParam(), cpu(), three_seeds()))
     EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na)
         << "gate " << int(e.gate) << " " << kc::status_name(e.status) << " " << e.why << " at " << e.shape << ": "
         << e.detail;
@@ -48,7 +62,7 @@ TEST_P(Kernel, GreenOnEveryGate) {
 
 TEST_P(Control, RedOnItsGateGreenOnTheOthers) {
   kc::Entry spec = kc::build(GetParam());
-  for (const auto& e : kc::run_entry(GetParam(), cpu(), {})) {
+  for (const auto& e : kc::run_entry(GetParam(), cpu(), three_seeds())) {
     if (e.gate == *spec.spec.control_gate)
       EXPECT_EQ(e.status, kc::Status::control_red) << "gate " << int(e.gate) << ": " << e.detail;
     else

@@ -47,16 +47,44 @@ TEST(Report, JUnitIsValidXmlWithATestcasePerEntryAndGate) {
   EXPECT_EQ(suites->IntAttribute("failures"), bad);
 }
 
-TEST(Report, JsonParsesAndCarriesTheSummary) {
+// The JSON report is JSON Lines: every line parses on its own, in order begin, backend, gate...,
+// summary, end, and the end repeats the summary.
+TEST(Report, JsonLinesParseAndCarryTheSummary) {
   std::string js = render("json", "toy/scale/ok");
-  auto doc = nlohmann::json::parse(js);
-  ASSERT_EQ(doc["backends"].size(), 1u);
-  const auto& b = doc["backends"][0];
-  EXPECT_EQ(b["backend"], "cpu");
-  EXPECT_EQ(b["summary"]["kernels"], 1);
-  EXPECT_EQ(b["summary"]["kernels_passing"], 1);
-  EXPECT_EQ(b["events"].size(), 4u);
-  EXPECT_NE(b["summary"]["line"].get<std::string>().find("SUMMARY backend=cpu"), std::string::npos);
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(js);
+  for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
+  ASSERT_EQ(lines.size(), 8u) << js;  // begin, backend, 4 gates, summary, end
+  EXPECT_EQ(lines.front()["type"], "begin");
+  EXPECT_EQ(lines[1]["type"], "backend");
+  EXPECT_EQ(lines[1]["backend"], "cpu");
+  for (size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(lines[i]["type"], "gate");
+    EXPECT_EQ(lines[i]["entry"], "toy/scale/ok");
+    EXPECT_EQ(lines[i]["gate"], int(i - 1));
+  }
+  const auto& s = lines[6];
+  EXPECT_EQ(s["type"], "summary");
+  EXPECT_EQ(s["kernels"], 1);
+  EXPECT_EQ(s["kernels_passing"], 1);
+  EXPECT_NE(s["line"].get<std::string>().find("SUMMARY backend=cpu"), std::string::npos);
+  EXPECT_EQ(lines[7]["type"], "end");
+  ASSERT_EQ(lines[7]["summaries"].size(), 1u);
+  EXPECT_EQ(lines[7]["summaries"][0]["line"], s["line"]);
+}
+
+// Each line is out before the next event happens: a reporter whose run is cut off after one gate
+// has already written that gate.
+TEST(Report, JsonLinesAreWrittenAsTheyHappen) {
+  std::ostringstream out;
+  auto rep = kc::make_reporter("json", out);
+  rep->begin(7);
+  rep->backend_begin("cpu", "host", "");
+  rep->gate({"cpu", "toy/x", kc::Gate::nonfinite, kc::Status::pass, "", "", "ok"});
+  std::istringstream in(out.str());
+  int n = 0;
+  for (std::string l; std::getline(in, l); ++n) EXPECT_FALSE(nlohmann::json::parse(l).is_discarded());
+  EXPECT_EQ(n, 3);
 }
 
 TEST(Report, ConsolePrintsALinePerGateAndTheSummary) {
@@ -81,8 +109,12 @@ TEST(Report, GateTimesSplitByPhase) {
       EXPECT_GT(p.kernel, 0) << kc::gate_name(e.gate);
     }
   }
-  auto doc = nlohmann::json::parse(js);
-  const auto& ev = doc["backends"][0]["events"][2];
+  std::vector<nlohmann::json> gates;
+  std::istringstream in(js);
+  for (std::string l; std::getline(in, l);)
+    if (auto j = nlohmann::json::parse(l); j["type"] == "gate") gates.push_back(j);
+  ASSERT_EQ(gates.size(), 4u);
+  const auto& ev = gates[2];
   EXPECT_EQ(ev["gate"], 3);
   EXPECT_DOUBLE_EQ(ev["phases"]["reference"].get<double>(), r.events[2].phases.reference);
   EXPECT_GT(ev["phases"]["reference"].get<double>(), 0);

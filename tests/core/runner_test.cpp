@@ -2,11 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "families/ref_gemm.hpp"
 #include "harness.hpp"
 #include "kc/backend.hpp"
 #include "kc/ref_device.hpp"
+#include "kc/registry.hpp"
+#include "toy.hpp"
 
 using namespace testing_kc;
 using kc::Gate;
@@ -156,4 +159,40 @@ TEST(Runner, CpuReferencesNeverAsksForTheDevice) {
   EXPECT_EQ(b.asked, 0);
   EXPECT_EQ(b.live, 0);
   EXPECT_FALSE(n.has("float64 references"));
+}
+
+// --seeds N: every gate's cases are drawn again under each seed (the first is --seed), and the
+// verdict says how many; one seed's cases are among N seeds'.
+namespace {
+std::set<uint64_t>& seeds_seen() {
+  static std::set<uint64_t> s;
+  return s;
+}
+}  // namespace
+KC_KERNEL("toy/seeds/logged", cpu) {
+  kc::Entry e = toy::scale().served({{"rows", {1, 5}}, {"cols", {16, 64}}}).tile("cols", 64, 8, 8);
+  auto prepare = e.rig.prepare;
+  e.rig.prepare = [prepare](kc::Case& c) {
+    seeds_seen().insert(c.seed());
+    prepare(c);
+  };
+  return std::move(e).launch(toy::scale_kernel);
+}
+
+TEST(Runner, SeedsDrawEveryCaseAgainUnderEachSeed) {
+  kc::RunOptions one;
+  seeds_seen().clear();
+  for (const auto& e : kc::run_entry(reg("toy/seeds/logged"), cpu(), one)) EXPECT_TRUE(kc::status_ok(e.status));
+  const std::set<uint64_t> first = seeds_seen();
+  kc::RunOptions three;
+  three.seeds = 3;
+  seeds_seen().clear();
+  auto evs = kc::run_entry(reg("toy/seeds/logged"), cpu(), three);
+  ASSERT_FALSE(evs.empty());
+  for (const auto& e : evs) {
+    EXPECT_TRUE(kc::status_ok(e.status)) << e.detail;
+    if (e.status == Status::pass) EXPECT_NE(e.detail.find("under 3 seeds"), std::string::npos) << e.detail;
+  }
+  EXPECT_EQ(seeds_seen().size(), 3 * first.size());
+  for (uint64_t s : first) EXPECT_TRUE(seeds_seen().count(s)) << "the first seed is --seed itself";
 }

@@ -1,6 +1,7 @@
 // planted-contract: kernel-contract's command line over a fixed list of CUDA entries with the
-// planted illegal-address kernels among served ones, so a run shows a fault named by CUDA, the
-// device lost to that process, and the entries after it run in fresh processes (each one this
+// planted illegal-address kernels and a kernel that never returns among served ones, so a run shows
+// a fault named by CUDA and a hang cut off at --timeout, the device lost to that process, and the
+// entries after each run in fresh processes (each one this
 // same executable, which rebuilds the same list) and counted in one SUMMARY.
 #include <cstdio>
 #include <string>
@@ -11,9 +12,11 @@
 #include "kc/registry.hpp"
 
 int main(int argc, char** argv) {
-  // Fault, a served kernel, a control, fault again, two served kernels: two fresh processes.
-  const char* order[] = {"test/illegal_address/f32", "rows/sum/f32",   "rows/ctl_tail_drop_sum/f32",
-                         "test/illegal_address_again/f32", "rows/max/bf16", "rows/dot/f32"};
+  // Fault, a served kernel, a control, fault again, a served kernel, a kernel that never returns, a
+  // served kernel: three fresh processes.
+  const char* order[] = {"test/illegal_address/f32", "rows/sum/f32",  "rows/ctl_tail_drop_sum/f32",
+                         "test/illegal_address_again/f32", "rows/max/bf16", "test/spin/f32",
+                         "rows/dot/f32"};
   std::vector<kc::Registration> keep;
   for (const char* name : order) {
     bool found = false;

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   bool fresh = false;
   std::string line;
   for (int i = 1; i < argc; ++i) {
-    fresh |= std::strncmp(argv[i], "--resume-after", 14) == 0;
+    fresh |= std::strncmp(argv[i], "--resume-at", 11) == 0;
     line += std::string(" ") + argv[i];
   }
   if (fresh) {

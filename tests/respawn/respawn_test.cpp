@@ -118,8 +118,8 @@ TEST(Respawn, EntriesAfterALostDeviceRunInFreshProcessesAndCountInOneSummary) {
   for (const auto& a : r.fresh)
     for (const char* want : {"--backend=fake", "--only=lost/", "--seed=0x1234", "--timeout=7", "--repro", "--no-limits"})
       EXPECT_NE(a.find(want), std::string::npos) << want << " missing from " << a;
-  EXPECT_NE(r.fresh[0].find("--resume-after=lost/2_fault"), std::string::npos) << r.fresh[0];
-  EXPECT_NE(r.fresh[1].find("--resume-after=lost/5_fault_again"), std::string::npos) << r.fresh[1];
+  EXPECT_NE(r.fresh[0].find("--resume-at=lost/3_ok"), std::string::npos) << r.fresh[0];
+  EXPECT_NE(r.fresh[1].find("--resume-at=lost/6_rowsum_ok"), std::string::npos) << r.fresh[1];
 }
 
 TEST(Respawn, TheJsonReportHoldsTheFreshProcessesVerdicts) {
@@ -127,19 +127,23 @@ TEST(Respawn, TheJsonReportHoldsTheFreshProcessesVerdicts) {
   Ran r = cli("--backend fake --only lost/ --reporter json --out " + out);
   EXPECT_EQ(r.code, 1) << r.out;
   std::ifstream in(out);
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  std::vector<nlohmann::json> gates, sums;
+  for (std::string l; std::getline(in, l);) {
+    nlohmann::json j = nlohmann::json::parse(l, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "a JSON line does not parse: " << l;
+    if (j["type"] == "gate") gates.push_back(j);
+    if (j["type"] == "summary") sums.push_back(j);
+  }
   std::remove(out.c_str());
-  ASSERT_FALSE(doc.is_discarded()) << "the JSON report does not parse";
-  ASSERT_EQ(doc["backends"].size(), 1u);
-  const auto& b = doc["backends"][0];
-  EXPECT_EQ(b["summary"]["kernels"], 6);
-  EXPECT_EQ(b["summary"]["kernels_passing"], 4);
-  EXPECT_EQ(b["summary"]["controls_red"], 1);
-  EXPECT_EQ(b["summary"]["errors"], 6);  // 3 gates of each planted fault
+  ASSERT_EQ(sums.size(), 1u);
+  EXPECT_EQ(sums[0]["kernels"], 6);
+  EXPECT_EQ(sums[0]["kernels_passing"], 4);
+  EXPECT_EQ(sums[0]["controls_red"], 1);
+  EXPECT_EQ(sums[0]["errors"], 6);  // 3 gates of each planted fault
   int rowsum = 0;
-  for (const auto& e : b["events"])
+  for (const auto& e : gates)
     if (e["entry"] == "lost/6_rowsum_ok") rowsum += e["ok"].get<bool>();
-  EXPECT_EQ(rowsum, 4) << b["events"].dump(1);
+  EXPECT_EQ(rowsum, 4);
 }
 
 TEST(Respawn, AFreshProcessThatDiesFailsItsEntryByNameAndTheRestStillRun) {
@@ -147,7 +151,7 @@ TEST(Respawn, AFreshProcessThatDiesFailsItsEntryByNameAndTheRestStillRun) {
   EXPECT_EQ(r.code, 1) << r.out;
   auto c = lines_of(r.out, "crash/2_abort");
   ASSERT_EQ(c.size(), 1u) << r.out;
-  EXPECT_EQ(c[0].rfind("ERROR  fake crash/2_abort gate1 nonfinite crash", 0), 0u) << c[0];
+  EXPECT_EQ(c[0].rfind("ERROR  fake crash/2_abort gate1 nonfinite fault: SIGABRT (Aborted); ", 0), 0u) << c[0];
   EXPECT_NE(c[0].find("was killed by signal 6 (SIGABRT"), std::string::npos) << c[0];
   EXPECT_NE(c[0].find("while running this entry"), std::string::npos) << c[0];
   all_pass(r, "crash/3_ok");
@@ -199,7 +203,7 @@ TEST(Respawn, AFaultInTheLastEntryNeedsNoFreshProcess) {
 }
 
 TEST(Respawn, TheHiddenResumeOptionsNeedEachOther) {
-  Ran r = cli("--backend fake --resume-after=lost/1_ok");
+  Ran r = cli("--backend fake --resume-at=lost/1_ok");
   EXPECT_EQ(r.code, kc::exit_usage) << r.out;
   EXPECT_NE(r.out.find("--stream-fd"), std::string::npos) << r.out;
 }

@@ -54,6 +54,11 @@ class Backend {
 
   virtual void* alloc(size_t bytes) = 0;  // throws Error on failure
   virtual void free(void* p) = 0;
+  // Memory for an input whose end meets memory no access reaches, so a read past it faults:
+  // [base, base + size) is usable and base + size starts an inaccessible page. nullptr where the
+  // backend cannot; guards alone then show what they can. Freed by free_fenced.
+  virtual void* alloc_fenced(size_t size) { (void)size; return nullptr; }
+  virtual void free_fenced(void* base) { (void)base; }
   virtual void upload(void* dst, const void* src, size_t bytes) = 0;
   virtual void download(void* dst, const void* src, size_t bytes) = 0;
   virtual void* stream() = 0;
@@ -65,6 +70,11 @@ class Backend {
   // driver refuses a new context after a fault, or a kernel never returned). The runner then
   // runs the backend's remaining entries in a fresh process.
   virtual std::string lost() const { return {}; }
+  // True where a kernel runs on the host inside the launch call (the CPU backend): a fault or a
+  // hang there is the harness process's own. The command line then runs the backend's entries in a
+  // fresh process it supervises (a signal or a hang ends that process, is reported by name, and
+  // the next entry runs in another), and each launch has a watchdog at the run's timeout.
+  virtual bool host_launches() const { return false; }
   // Checks done on the device itself for an entry before it runs (e.g. the loaded kernels'
   // attributes, by the spec's launch names, against the device's limits). Each string is a problem.
   virtual std::vector<std::string> check_entry(const Spec&) { return {}; }

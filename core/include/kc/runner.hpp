@@ -16,6 +16,7 @@ struct RunOptions {
   std::string only;          // entries whose name holds this text
   std::string backend;       // "" = every backend
   uint64_t seed = 0x6b63'2026;
+  int seeds = 1;             // every case runs under seeds seed, seed + 1, ..., seed + seeds - 1
   bool repro = false;        // print the smallest failing input behind each finding
   bool limits = true;        // run gate 5's auditors
   bool progress = false;     // a progress line on stderr (the CLI sets it on a terminal)
@@ -26,6 +27,9 @@ struct RunOptions {
   // the backend's remaining entries then run in a fresh process and are reported here as if run
   // here. "" = they run on in this process and fail fast, each naming the lost device.
   std::string self_exe;
+  // Run a host backend's entries (Backend::host_launches) in this process, not a supervised fresh
+  // one: for a debugger. A crash or a hang then ends the run.
+  bool in_process = false;
 };
 
 // Exit codes: 0 every gate passed or is KNOWN and every control red; 1 a failure; 2 bad usage;

@@ -11,7 +11,7 @@
 namespace kc::detail {
 
 uint64_t GateCtx::case_seed(Gate g, const Shape& s, const Fill& f) const {
-  uint64_t h = opt.seed ^ 0xcbf29ce484222325ull;
+  uint64_t h = seed ^ 0xcbf29ce484222325ull;
   auto mix = [&](std::string_view t) {
     for (char ch : t) h = (h ^ uint8_t(ch)) * 0x100000001b3ull;
   };

@@ -37,6 +37,7 @@ struct GateCtx {
   Backend& backend;
   const Entry& entry;
   const RunOptions& opt;
+  uint64_t seed = 0;  // the seed of this pass over the gates (one of the run's --seeds)
   uint64_t run = 0;  // counts launches: each gets its own poison
   Phases phases{};   // the current gate's time, by phase (the runner resets it per gate)
   LaunchWatch watch{};
@@ -98,6 +99,10 @@ std::vector<Shape> extreme_shapes(const Spec& s);
 // form neither takes (form_shapes' choice among the searched shapes inside the served ranges), so
 // that every kernel the launcher may run meets them.
 std::vector<Shape> form_extreme_shapes(const GateCtx& ctx);
+
+// The verdict of gate g on an entry from what it found and what the spec says of it: a known
+// finding, a control red or green, an error for a fault or a hang (runner.cpp).
+Status judge(const Spec& s, Gate g, const Outcome& o, std::string& detail);
 
 // Each gate over its cases, and each gate on one case (used by --repro to re-check smaller ones).
 Outcome gate_nonfinite(GateCtx& ctx);

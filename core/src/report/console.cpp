@@ -33,7 +33,9 @@ class Console final : public Reporter {
                         e.detail.empty() ? "" : ": " + e.detail, took)
          << std::flush;
   }
-  void note(const std::string& b, const std::string& text) override { out_ << "  " << b << ": " << text << "\n"; }
+  void note(const std::string& b, const std::string& text) override {
+    out_ << "  " << (b.empty() ? "" : b + ": ") << text << "\n" << std::flush;
+  }
   void summary(const Summary& s) override { out_ << s.line() << "\n" << std::flush; }
 
  private:

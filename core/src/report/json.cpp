@@ -1,4 +1,7 @@
-// JSON reporter: one document at the end of the run (nlohmann-json).
+// JSON reporter: JSON Lines, one object a line, each written and flushed as it happens, so a run
+// cut off (a crash, a time limit, a kill) leaves every event it finished readable. Each object has
+// "type": begin, backend, gate, note, summary (one a backend), and last end, which repeats every
+// backend's summary: a tool that needs only the verdict reads the last line.
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -8,53 +11,70 @@
 namespace kc {
 namespace {
 
-class Json final : public Reporter {
+using nlohmann::json;
+
+json summary_json(const Summary& s) {
+  return {{"backend", s.backend},
+          {"line", s.line()},
+          {"kernels", s.kernels},
+          {"kernels_passing", s.kernels_passing},
+          {"known", s.known},
+          {"controls", s.controls},
+          {"controls_red", s.controls_red},
+          {"controls_not_run", s.controls_not_run},
+          {"limit_problems", s.limit_problems},
+          {"errors", s.errors},
+          {"absent", s.absent}};
+}
+
+class JsonLines final : public Reporter {
  public:
-  explicit Json(std::ostream& out) : out_(out) {}
+  explicit JsonLines(std::ostream& out) : out_(out) {}
   void begin(uint64_t seed) override {
-    doc_ = {{"tool", "kernel-contract"}, {"seed", seed}, {"backends", nlohmann::json::array()}};
+    seed_ = seed;
+    put({{"type", "begin"}, {"tool", "kernel-contract"}, {"seed", seed}});
   }
   void backend_begin(const std::string& b, const std::string& device, const std::string& absent) override {
-    doc_["backends"].push_back({{"backend", b}, {"device", device}, {"absent", absent}, {"events", nlohmann::json::array()},
-                                {"notes", nlohmann::json::array()}});
+    backend_ = b;
+    put({{"type", "backend"}, {"backend", b}, {"device", device}, {"absent", absent}});
   }
   void gate(const GateEvent& e) override {
-    if (doc_["backends"].empty()) backend_begin(e.backend, "", "");
-    doc_["backends"].back()["events"].push_back({{"entry", e.entry},
-                                                 {"gate", int(e.gate)},
-                                                 {"gate_name", gate_name(e.gate)},
-                                                 {"status", status_name(e.status)},
-                                                 {"ok", status_ok(e.status)},
-                                                 {"why", e.why},
-                                                 {"shape", e.shape},
-                                                 {"detail", e.detail},
-                                                 {"seconds", e.seconds},
-                                                 {"phases", e.phases}});
+    put({{"type", "gate"},
+         {"backend", e.backend},
+         {"entry", e.entry},
+         {"gate", int(e.gate)},
+         {"gate_name", gate_name(e.gate)},
+         {"status", status_name(e.status)},
+         {"ok", status_ok(e.status)},
+         {"why", e.why},
+         {"shape", e.shape},
+         {"detail", e.detail},
+         {"seconds", e.seconds},
+         {"phases", e.phases}});
   }
-  void note(const std::string& /*backend*/, const std::string& text) override {
-    if (!doc_["backends"].empty()) doc_["backends"].back()["notes"].push_back(text);
+  void note(const std::string& backend, const std::string& text) override {
+    put({{"type", "note"}, {"backend", backend.empty() ? backend_ : backend}, {"text", text}});
   }
   void summary(const Summary& s) override {
-    doc_["backends"].back()["summary"] = {{"line", s.line()},
-                                          {"kernels", s.kernels},
-                                          {"kernels_passing", s.kernels_passing},
-                                          {"known", s.known},
-                                          {"controls", s.controls},
-                                          {"controls_red", s.controls_red},
-                                          {"controls_not_run", s.controls_not_run},
-                                          {"limit_problems", s.limit_problems},
-                                          {"errors", s.errors},
-                                          {"absent", s.absent}};
+    json j = summary_json(s);
+    j["type"] = "summary";
+    summaries_.push_back(summary_json(s));
+    put(j);
   }
-  void end() override { out_ << doc_.dump(2) << "\n" << std::flush; }
+  void end() override {
+    put({{"type", "end"}, {"tool", "kernel-contract"}, {"seed", seed_}, {"summaries", summaries_}});
+  }
 
  private:
+  void put(const json& j) { out_ << j.dump() << "\n" << std::flush; }
   std::ostream& out_;
-  nlohmann::json doc_;
+  uint64_t seed_ = 0;
+  std::string backend_;
+  json summaries_ = json::array();
 };
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) { return std::make_unique<Json>(out); }
+std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) { return std::make_unique<JsonLines>(out); }
 
 }  // namespace kc
