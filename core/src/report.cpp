@@ -14,12 +14,13 @@ const char* status_name(Status s) {
     case Status::control_green: return "GREEN";
     case Status::na: return "N/A";
     case Status::error: return "ERROR";
+    case Status::also: return "ALSO";
   }
   return "?";
 }
 
 bool status_ok(Status s) {
-  return s == Status::pass || s == Status::known || s == Status::control_red || s == Status::na;
+  return s == Status::pass || s == Status::known || s == Status::control_red || s == Status::na || s == Status::also;
 }
 
 std::string Phases::str() const {

@@ -45,8 +45,17 @@ std::vector<std::string> repro(GateCtx& ctx, Gate g, const Outcome& found) {
         }
       }
   }
-  if (f.kind == FillKind::nonfinite && s.has("cols")) {
-    for (int64_t pos = 0; pos < std::min<int64_t>(s["cols"], 64); ++pos) {
+  // The plant's column: along "cols" (rows family) or "k" (dense, affine): the first 64, then the
+  // middle and the last (plants sit there too). A whole-row plant fails at any column but its
+  // finite one's; the first column that fails is the one printed. None failing: the plant's own.
+  const char* col_dim = s.has("cols") ? "cols" : s.has("k") ? "k" : nullptr;
+  if (f.kind == FillKind::nonfinite && col_dim) {
+    const int64_t n = s[col_dim];
+    std::vector<int64_t> cols;
+    for (int64_t pos = 0; pos < std::min<int64_t>(n, 64); ++pos) cols.push_back(pos);
+    for (int64_t pos : {n / 2, n - 1})
+      if (pos >= 64) cols.push_back(pos);
+    for (int64_t pos : cols) {
       Fill t = f;
       t.pos = pos;
       if (still_fails(ctx, g, s, t, found.why)) {
@@ -58,9 +67,10 @@ std::vector<std::string> repro(GateCtx& ctx, Gate g, const Outcome& found) {
   Outcome last = check_case(ctx, g, s, f);
   std::vector<std::string> out;
   out.push_back(fmt::format("repro {} gate {} ({}): smallest failing shape {}, fill {}{}: {}", spec.name, int(g),
-                            gate_name(g), s.str(), fill_name(f.kind),
+                            gate_name(g), s.str(), f.dist.empty() ? std::string(fill_name(f.kind)) : fmt::format("{} ({})", fill_name(f.kind), f.dist),
                             f.kind == FillKind::nonfinite
-                                ? fmt::format(" plant '{}' at column {}", ctx.entry.rig.plants.at(f.plant), f.pos)
+                                ? fmt::format(" plant '{}' at {}", ctx.entry.rig.plants.at(f.plant),
+                                              f.pos < 0 ? std::string("its own column") : fmt::format("column {}", f.pos))
                                 : "",
                             last.failed ? last.detail : "(passed when re-run: " + last.detail + ")"));
   Case c = prepare_case(ctx, g, s, f);

@@ -52,7 +52,7 @@ json to_json(const GateEvent& e) {
 GateEvent from_json(const json& j, const std::string& backend) {
   int g = j.at("gate").get<int>(), st = j.at("status").get<int>();
   if (g < int(Gate::nonfinite) || g > int(Gate::limits)) throw Error(fmt::format("gate {} out of range", g));
-  if (st < int(Status::pass) || st > int(Status::error)) throw Error(fmt::format("status {} out of range", st));
+  if (st < int(Status::pass) || st > int(Status::also)) throw Error(fmt::format("status {} out of range", st));
   GateEvent e{backend, j.at("entry").get<std::string>(), Gate(g), Status(st), j.at("why").get<std::string>(),
               j.at("shape").get<std::string>(), j.at("detail").get<std::string>()};
   e.seconds = j.at("seconds").get<double>();

@@ -33,7 +33,16 @@ const Known* known_for(const Spec& s, Gate g) {
 Status detail::judge(const Spec& s, Gate g, const Outcome& o, std::string& detail) {
   detail = o.detail;
   if (s.control) {
-    if (g != *s.control_gate) return !o.applies ? Status::na : o.failed ? Status::fail : Status::pass;
+    // A planted bug may show at more gates than the one it was built for, the stronger the gates
+    // the likelier: that is shown (ALSO) and not held against it. Its own gate must still fail
+    // for its reason, and a fault or hang elsewhere is still an error.
+    if (g != *s.control_gate) {
+      if (!o.applies) return Status::na;
+      if (!o.failed) return Status::pass;
+      if (o.why == Why::fault || o.why == Why::hang) return Status::error;
+      detail = "also caught here, besides the gate it was built for: " + o.detail;
+      return Status::also;
+    }
     if (o.applies && o.failed && o.why == s.control_why) return Status::control_red;
     detail = !o.applies ? fmt::format("the gate does not apply ({}); this control was built to fail it for {}",
                                       o.detail, why_name(s.control_why))

@@ -60,24 +60,97 @@ std::vector<Shape> Spec::served_shapes() const {
   return cross(dims, [](const Dim& d) { return d.served; });
 }
 
+Shape Spec::smallest() const {
+  Shape s;
+  for (const auto& d : dims) s.set(d.name, *std::min_element(d.served.begin(), d.served.end()));
+  return s;
+}
+
+std::vector<int64_t> Spec::edges(const Dim& d) const {
+  const int64_t largest = *std::max_element(d.served.begin(), d.served.end());
+  const std::vector<int64_t> vs = d.tiled ? std::vector<int64_t>{d.least, d.tile - d.step, d.tile, d.tile + d.step, largest}
+                                          : std::vector<int64_t>{d.least, d.least + d.step, largest - d.step};
+  std::vector<int64_t> out;
+  for (int64_t v : vs)
+    if (valid(d, v) && std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
+}
+
+int64_t Spec::second(const Dim& d) const {
+  const int64_t lo = *std::min_element(d.served.begin(), d.served.end());
+  if (lo >= 2) return lo;
+  const int64_t v = d.least + d.step;  // the least is 1 here: its next size is the first from 2 up
+  return valid(d, v) ? v : lo;
+}
+
+// Adds s to out unless it is there already.
+static void add_once(std::vector<Shape>& out, const Shape& s) {
+  if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+}
+
 std::vector<Shape> Spec::gate3_shapes() const {
   std::vector<Shape> out = served_shapes();
-  auto add = [&](const Shape& s) {
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  };
-  Shape base;
-  for (const auto& d : dims) base.set(d.name, *std::min_element(d.served.begin(), d.served.end()));
+  const Shape base = smallest();
+  Shape two;
+  for (const auto& d : dims) two.set(d.name, second(d));
+  for (const Shape& others : {base, two})
+    for (const auto& d : dims)
+      for (int64_t v : edges(d)) {
+        Shape s = others;
+        s.set(d.name, v);
+        add_once(out, s);
+      }
+  // One dim ragged at a time cannot show a 2-D kernel that is wrong only where every dim is.
+  Shape corner = base, low = base;
   for (const auto& d : dims) {
     if (!d.tiled) continue;
-    int64_t largest = *std::max_element(d.served.begin(), d.served.end());
-    for (int64_t v : {d.least, d.tile - d.step, d.tile, d.tile + d.step, largest}) {
+    for (int64_t v : {d.tile + d.step, d.tile - d.step, d.least})
+      if (valid(d, v)) {
+        corner.set(d.name, v);
+        break;
+      }
+    low.set(d.name, d.least);
+  }
+  add_once(out, corner);
+  add_once(out, low);
+  return out;
+}
+
+std::vector<Shape> Spec::tile_edge_shapes() const {
+  std::vector<Shape> out;
+  const Shape base = smallest();
+  for (const auto& d : dims) {
+    if (!d.tiled) continue;
+    for (int64_t v : {d.least, d.tile - d.step, d.tile + d.step}) {
       if (!valid(d, v)) continue;
       Shape s = base;
       s.set(d.name, v);
-      add(s);
+      add_once(out, s);
     }
   }
   return out;
+}
+
+bool Spec::ragged(const Shape& s) const {
+  for (const auto& d : dims)
+    if (d.tiled && d.tile > d.step && s[d.name] % d.tile == 0) return false;
+  return true;
+}
+
+bool Spec::within_served(const Shape& s) const {
+  for (const auto& d : dims) {
+    const auto [lo, hi] = std::minmax_element(d.served.begin(), d.served.end());
+    if (s[d.name] < *lo || s[d.name] > *hi) return false;
+  }
+  return true;
+}
+
+std::optional<Shape> Spec::smallest_ragged(const std::function<bool(const Shape&)>& keep) const {
+  if (std::none_of(dims.begin(), dims.end(), [](const Dim& d) { return d.tiled && d.tile > d.step; })) return {};
+  std::optional<Shape> best;
+  for (const auto& s : form_candidates())
+    if ((!keep || keep(s)) && ragged(s) && (!best || s.elements() < best->elements())) best = s;
+  return best;
 }
 
 std::vector<Shape> Spec::form_candidates() const {
@@ -107,11 +180,7 @@ FormShapes form_shapes(const Spec& spec, const std::function<std::string(const S
                               spec.backend, spec.file, spec.line, f, s.str()));
     return size_t(it - forms.begin());
   };
-  auto ragged = [&](const Shape& s) {
-    for (const auto& d : spec.dims)
-      if (d.tiled && d.tile > d.step && s[d.name] % d.tile == 0) return false;
-    return true;
-  };
+  auto ragged = [&](const Shape& s) { return spec.ragged(s); };
   struct Best {
     bool ragged_fixed = false, fixed = false;
     const Shape* shape = nullptr;  // the candidate to add

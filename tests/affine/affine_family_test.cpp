@@ -133,9 +133,9 @@ TEST(AffineReference, WantAndMagnitudeByHand) {
 
 TEST(AffineNonfinite, PlantsGiveTheClassesOfFloat64) {
   Entry e = affine::projection(4, 64, DType::bf16);
-  ASSERT_EQ(e.rig.plants.size(), 11u);
+  ASSERT_GT(e.rig.plants.size(), 11u);  // today's eleven first (affine_plants_test.cpp: the rest)
   const int64_t M = 2, N = 3, K = 256;
-  for (int p = 0; p < int(e.rig.plants.size()); ++p) {
+  for (int p = 0; p < 11; ++p) {
     Case c(Shape{{"m", M}, {"n", N}, {"k", K}}, Fill{FillKind::nonfinite, p}, 4);
     e.rig.prepare(c);
     auto want = e.rig.reference(c)[0].want;

@@ -1,5 +1,6 @@
 // The project's own CPU entries: every served kernel green on every gate; every planted control red
-// on its gate for its reason and green on the others, each under three seeds; every gate 1-4 has a
+// on its gate for its reason and green (or ALSO: caught there too) on the others, each under three
+// seeds; every gate 1-4 has a
 // control that proves it.
 #include <gtest/gtest.h>
 
@@ -66,7 +67,7 @@ TEST_P(Control, RedOnItsGateGreenOnTheOthers) {
     if (e.gate == *spec.spec.control_gate)
       EXPECT_EQ(e.status, kc::Status::control_red) << "gate " << int(e.gate) << ": " << e.detail;
     else
-      EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na)
+      EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na || e.status == kc::Status::also)
           << "gate " << int(e.gate) << " " << kc::status_name(e.status) << " " << e.why << ": " << e.detail;
   }
 }

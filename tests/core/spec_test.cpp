@@ -1,6 +1,8 @@
 // Bad specs get a clear error naming the entry and the field, never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kc/registry.hpp"
 #include "toy.hpp"
 
@@ -95,9 +97,79 @@ TEST(Spec, ShapesAtEveryTileEdge) {
   auto s = e.spec.gate3_shapes();
   std::vector<std::string> got;
   for (const auto& x : s) got.push_back(x.str());
+  // Served; rows (no tile) at 1, 2, 3 and cols at its edges, with the others smallest; cols's edges
+  // again at rows 2 (the second size); both corners are among them already.
   std::vector<std::string> want = {"rows:1/cols:64",  "rows:1/cols:512", "rows:4/cols:64",  "rows:4/cols:512",
-                                   "rows:1/cols:8",   "rows:1/cols:248", "rows:1/cols:256", "rows:1/cols:264"};
+                                   "rows:2/cols:64",  "rows:3/cols:64",  "rows:1/cols:8",   "rows:1/cols:248",
+                                   "rows:1/cols:256", "rows:1/cols:264", "rows:2/cols:8",   "rows:2/cols:248",
+                                   "rows:2/cols:256", "rows:2/cols:264", "rows:2/cols:512"};
   EXPECT_EQ(got, want);
+}
+
+namespace {
+std::vector<std::string> strs(const std::vector<kc::Shape>& v) {
+  std::vector<std::string> out;
+  for (const auto& s : v) out.push_back(s.str());
+  return out;
+}
+bool has(const std::vector<kc::Shape>& v, const std::string& s) {
+  const auto all = strs(v);
+  return std::find(all.begin(), all.end(), s) != all.end();
+}
+kc::Entry grid(std::vector<int64_t> n_served) {
+  return toy::scale().served({{"m", {4, 8}}, {"n", std::move(n_served)}, {"k", {16, 32}}}).tile("m", 4, 1, 1).tile("n", 64, 8, 8);
+}
+}  // namespace
+
+TEST(Spec, CornersPutEveryTiledDimRaggedAtOnceAndAtItsLeast) {
+  const auto s = grid({64, 128}).spec.gate3_shapes();
+  EXPECT_TRUE(has(s, "m:5/n:72/k:16")) << "every tiled dim at tile + step, untiled ones smallest";
+  EXPECT_TRUE(has(s, "m:1/n:8/k:16")) << "every tiled dim at its least";
+  // n served below its tile: tile +- step are past the largest, so the corner takes n's least.
+  EXPECT_TRUE(has(grid({16, 32}).spec.gate3_shapes(), "m:5/n:8/k:16"));
+  for (const auto& x : s)
+    for (const auto& d : grid({64, 128}).spec.dims) EXPECT_TRUE(grid({64, 128}).spec.valid(d, x[d.name])) << x.str();
+}
+
+TEST(Spec, EdgesRunAgainWithTheOtherDimsAtASecondSize) {
+  kc::Entry e = toy::scale().served({{"rows", {1, 4}}, {"cols", {64, 512}}}).tile("cols", 256, 8, 8);
+  EXPECT_EQ(e.spec.second(*e.spec.dim("rows")), 2);
+  EXPECT_EQ(e.spec.second(*e.spec.dim("cols")), 64) << "a smallest served size of 2 or more is kept";
+  EXPECT_TRUE(has(e.spec.gate3_shapes(), "rows:2/cols:264"));
+  // A dim's next size from 2 up is least + step; one that cannot reach 2 stays where it is.
+  kc::Entry stepped = toy::scale().served({{"rows", {1, 9}}, {"cols", {64}}}).range("rows", 1, 4);
+  EXPECT_EQ(stepped.spec.second(*stepped.spec.dim("rows")), 5);
+  kc::Entry one = toy::scale().served({{"rows", {1}}, {"cols", {64, 512}}}).tile("cols", 256, 8, 8);
+  EXPECT_EQ(one.spec.second(*one.spec.dim("rows")), 1);
+  for (const auto& x : one.spec.gate3_shapes()) EXPECT_EQ(x["rows"], 1) << x.str();
+}
+
+TEST(Spec, RangeAndUntiledDimsGetLeastLeastPlusStepAndLargestMinusStep) {
+  kc::Entry e = toy::scale().served({{"m", {1, 3}}, {"n", {16, 40}}, {"k", {128, 512}}}).range("k", 64, 64);
+  EXPECT_EQ(e.spec.edges(*e.spec.dim("k")), (std::vector<int64_t>{64, 128, 448}));
+  EXPECT_EQ(e.spec.edges(*e.spec.dim("n")), (std::vector<int64_t>{1, 2, 39}));
+  EXPECT_EQ(e.spec.edges(*e.spec.dim("m")), (std::vector<int64_t>{1, 2})) << "largest - step is least + step: once";
+  const auto s = e.spec.gate3_shapes();
+  for (const char* want : {"m:1/n:16/k:64", "m:1/n:16/k:448", "m:1/n:39/k:128", "m:2/n:16/k:448", "m:2/n:39/k:128"})
+    EXPECT_TRUE(has(s, want)) << want;
+  for (const auto& x : s)
+    for (const auto& d : e.spec.dims) EXPECT_TRUE(e.spec.valid(d, x[d.name])) << x.str();
+}
+
+TEST(Spec, GateOneShapesAtEachTiledDimsLeastAndTileEdges) {
+  EXPECT_EQ(strs(grid({64, 128}).spec.tile_edge_shapes()),
+            (std::vector<std::string>{"m:1/n:64/k:16", "m:3/n:64/k:16", "m:5/n:64/k:16", "m:4/n:8/k:16",
+                                      "m:4/n:56/k:16", "m:4/n:72/k:16"}));
+}
+
+TEST(Spec, SmallestRaggedShapeKeepsToWhatKeepTakes) {
+  const kc::Spec spec = grid({64, 128}).spec;
+  EXPECT_EQ(spec.smallest_ragged()->str(), "m:1/n:8/k:1") << "k, untiled, at its least";
+  auto served = [&](const kc::Shape& s) { return spec.within_served(s); };
+  EXPECT_EQ(spec.smallest_ragged(served)->str(), "m:5/n:72/k:16");
+  // No dim that can be ragged (a tile of one step): none.
+  kc::Entry flat = toy::scale().served({{"rows", {1, 4}}, {"cols", {64, 512}}}).tile("cols", 8, 8, 8);
+  EXPECT_FALSE(flat.spec.smallest_ragged().has_value());
 }
 
 TEST(Spec, FormCandidatesHoldTileMultiplesAndTheirEdges) {

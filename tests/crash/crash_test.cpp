@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../cli_lines.hpp"
+
 namespace {
 
 struct Ran {
@@ -32,27 +34,10 @@ Ran cli(const std::string& args) {
 }
 
 std::vector<std::string> lines_of(const std::string& out, const std::string& entry) {
-  std::vector<std::string> v;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.find(" cpu " + entry + " gate") != std::string::npos) v.push_back(line);
-  return v;
+  return cli_lines::of(out, "cpu", entry);
 }
-
-std::string summary(const std::string& out) {
-  std::string s;
-  int n = 0;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.rfind("SUMMARY backend=cpu", 0) == 0) s = line, ++n;
-  return n == 1 ? s : "(" + std::to_string(n) + " cpu SUMMARY lines)";
-}
-
-void all_pass(const Ran& r, const std::string& entry) {
-  auto v = lines_of(r.out, entry);
-  EXPECT_EQ(v.size(), 4u) << entry << " in:\n" << r.out;
-  for (const auto& l : v) EXPECT_TRUE(l.rfind("PASS ", 0) == 0 || l.rfind("N/A ", 0) == 0) << l;
-}
+using cli_lines::summary;
+void all_pass(const Ran& r, const std::string& entry) { cli_lines::all_pass(r.out, "cpu", entry); }
 
 std::string temp(const char* what) {
   std::string p = std::string(::testing::TempDir()) + "crash_" + what + "_XXXXXX";

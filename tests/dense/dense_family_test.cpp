@@ -107,7 +107,7 @@ TEST(DenseDepth, SlicesByHand) {
 
 TEST(DenseNonfinite, PlantsGiveTheClassesOfFloat64) {
   Entry e = dense::projection(DType::bf16);
-  ASSERT_EQ(e.rig.plants.size(), 8u);
+  ASSERT_GT(e.rig.plants.size(), 8u);  // today's eight first (dense_plants_test.cpp: the rest)
   const int64_t M = 3, N = 5, K = 40;
   for (int p = 0; p < 8; ++p) {
     Case c(Shape{{"m", M}, {"n", N}, {"k", K}}, Fill{FillKind::nonfinite, p}, 9);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../cli_lines.hpp"
 #include "fake.hpp"
 #include "kc/runner.hpp"
 
@@ -54,28 +55,10 @@ Ran cli(const std::string& args, const std::string& env = "") {
 }
 
 std::vector<std::string> lines_of(const std::string& out, const std::string& entry) {
-  std::vector<std::string> v;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.find(" fake " + entry + " gate") != std::string::npos) v.push_back(line);
-  return v;
+  return cli_lines::of(out, "fake", entry);
 }
-
-std::string summary(const std::string& out) {
-  std::string s;
-  int n = 0;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.rfind("SUMMARY", 0) == 0) s = line, ++n;
-  return n == 1 ? s : "(" + std::to_string(n) + " SUMMARY lines)";
-}
-
-// Every gate of the entry reported, none failing (PASS, or N/A where a gate does not apply).
-void all_pass(const Ran& r, const std::string& entry) {
-  auto v = lines_of(r.out, entry);
-  EXPECT_EQ(v.size(), 4u) << entry << " in:\n" << r.out;
-  for (const auto& l : v) EXPECT_TRUE(l.rfind("PASS ", 0) == 0 || l.rfind("N/A ", 0) == 0) << l;
-}
+using cli_lines::summary;
+void all_pass(const Ran& r, const std::string& entry) { cli_lines::all_pass(r.out, "fake", entry); }
 
 int pid_of(const Ran& r, const std::string& entry) {
   auto it = r.pid.find(entry);

@@ -103,8 +103,9 @@ TEST(RowsFill, PlantsInEveryOperand) {
   fns.push_back({kc::rows::add_rms_norm(kc::rows::Residual::rounded), {"x", "r", "w"}, {true, true, false}});
   const int64_t rows = 5, cols = 20;
   for (auto& fn : fns) {
-    ASSERT_EQ(fn.e.rig.plants.size(), fn.operands.size() * 4);
-    for (int p = 0; p < int(fn.e.rig.plants.size()); ++p) {
+    // Today's four per operand come first (rows_plants_test.cpp checks the rest).
+    ASSERT_GT(fn.e.rig.plants.size(), fn.operands.size() * 4);
+    for (int p = 0; p < int(fn.operands.size() * 4); ++p) {
       const std::string& op = fn.operands[size_t(p / 4)];
       EXPECT_NE(fn.e.rig.plants[size_t(p)].find(op), std::string::npos) << fn.e.rig.plants[size_t(p)];
       for (int64_t pos : {int64_t(-1), int64_t(0), int64_t(7), int64_t(19), int64_t(45)}) {
@@ -157,7 +158,7 @@ TEST(RowsFill, BadShapesAndPlantsAreErrors) {
   EXPECT_THROW(e.rig.prepare(c), kc::Error);
   kc::Case z(shape(0, 4), {}, 1);
   EXPECT_THROW(e.rig.prepare(z), kc::Error);
-  EXPECT_THROW(prepared(e, shape(2, 4), Fill{FillKind::nonfinite, 4, -1}), kc::Error);
+  EXPECT_THROW(prepared(e, shape(2, 4), Fill{FillKind::nonfinite, int(e.rig.plants.size()), -1}), kc::Error);
   EXPECT_THROW(prepared(kc::rows::topk(DType::f32, 8), shape(2, 4), {}), kc::Error);
   EXPECT_THROW(kc::rows::topk(DType::f32, 0), kc::Error);
 }

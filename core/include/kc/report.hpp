@@ -19,9 +19,10 @@ enum class Status : uint8_t {
   control_green, // a control's gate passed, or failed for another reason: the run fails
   na,            // the gate does not apply (e.g. gate 4 on a kernel with no sums): never a pass
   error,         // the entry could not run (bad spec, fault, hang)
+  also,          // a control failed a gate besides the one it was built for: shown, not held against it
 };
 const char* status_name(Status s);
-bool status_ok(Status s);  // pass, known, control_red, na
+bool status_ok(Status s);  // pass, known, control_red, na, also
 
 // Where a gate's time went, in seconds: making inputs, moving them to the device, the launches,
 // fetching outputs (with guard checks), float64 references (and gate 4's replays), comparing.

@@ -25,6 +25,7 @@ struct Fill {
   FillKind kind = FillKind::random;
   int plant = 0;   // gate 1: index into Rig::plants
   int64_t pos = -1;  // gate 1: column of the plant (-1: the family's default); --repro shrinks it
+  std::string dist;  // gates 2 and 3, random: one of Rig::fills ("" = the family's spread fill)
 };
 
 // One declared buffer.
@@ -157,6 +158,13 @@ struct Rig {
   // each form at a ragged shape (Entry::picks).
   std::function<std::string(const Shape&)> pick;
   std::vector<std::string> plants;  // gate 1 cases, e.g. "NaN in x"; prepare reads Fill::plant
+  // Gate 1 at a shape of more than 2^24 elements (a projection's weights: a case costs seconds
+  // there) runs only the first this many plants, the single values at their default column; the
+  // rest (positions, NaN bits, whole rows) run at the smaller shapes. -1: every plant everywhere.
+  int plants_at_scale = -1;
+  // Gates 2 and 3: named value distributions the formula can be hurt by (e.g. "offset", "ties"),
+  // run beside the spread fill at a few small shapes; prepare reads Fill::dist.
+  std::vector<std::string> fills;
 };
 
 }  // namespace kc

@@ -97,9 +97,30 @@ struct Spec {
   const Dim* dim(std::string_view name) const;
   // Every served shape: the product of the served sizes of each dim, in declaration order.
   std::vector<Shape> served_shapes() const;
-  // Gate 3's shapes: every served shape, then each tiled dim at least, tile - step, tile,
-  // tile + step and its largest served size (others at their smallest served size), deduplicated.
+  // Each dim at its smallest served size.
+  Shape smallest() const;
+  // A dim's edges: tiled, its least, tile - step, tile, tile + step and largest served size;
+  // otherwise its least, least + step and largest served size - step. Valid sizes only, once each.
+  std::vector<int64_t> edges(const Dim& d) const;
+  // The other dims' size in the second run of a dim's edges: its smallest served size where that
+  // is at least 2, else the least valid size from 2 up (a padded row stride shows only at 2 rows);
+  // the smallest served size where the dim cannot reach 2.
+  int64_t second(const Dim& d) const;
+  // Gate 3's shapes: every served shape; each dim at its edges with the others at their smallest
+  // served size, then at their second size; the corner with every tiled dim ragged at once (tile +
+  // step, or tile - step where that is past the largest) and the one with every tiled dim at its
+  // least (others at their smallest served size). Deduplicated.
   std::vector<Shape> gate3_shapes() const;
+  // Gate 1's shapes beside the extremes: each tiled dim at its least, tile - step and tile + step,
+  // the others at their smallest served size.
+  std::vector<Shape> tile_edge_shapes() const;
+  // Is every tiled dim that can be ragged (tile above step) off a multiple of its tile at s?
+  bool ragged(const Shape& s) const;
+  // Is every dim of s within its served sizes' range?
+  bool within_served(const Shape& s) const;
+  // The searched shape (form_candidates) with every tiled dim ragged and the fewest elements (the
+  // first found on a tie) among those keep takes; none where no dim can be ragged or none is.
+  std::optional<Shape> smallest_ragged(const std::function<bool(const Shape&)>& keep = {}) const;
   // Sizes to search for launch forms (form_shapes): each dim's least and served sizes, and t - step,
   // t, t + step at t = step * 2^i, step * 3 * 2^i and (tiled) tile * 2^i, tile * 3 * 2^i up to its
   // largest: a search, not every size.

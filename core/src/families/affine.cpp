@@ -7,6 +7,8 @@
 #include <string>
 
 #include "dense_detail.hpp"
+#include "fills.hpp"
+#include "plants.hpp"
 #include "ref_gemm.hpp"
 #include "kc/numeric.hpp"
 
@@ -17,7 +19,6 @@ using fam::bf;
 using fam::bf_exact;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct State {
   int bits = 4, group = 64;
@@ -26,15 +27,38 @@ struct State {
   int64_t xpats = 0, wpats = 0;
 };
 
-const std::vector<std::string>& plant_names() {
-  static const std::vector<std::string> p = {
-      "NaN in x", "+Inf in x", "-Inf in x", "+Inf and -Inf in x",
-      "NaN in s", "+Inf in s", "-Inf in s",
-      "NaN in b", "+Inf in b", "-Inf in b",
-      "+Inf in s and -Inf in b",
-  };
-  return p;
+// Gate 1's plants: today's eleven first (their indices keep their meaning), then the rest
+// (plants.hpp). s and b plants go to the group holding the column. Whole rows: a masked row of x,
+// and all of W row n's scales, or biases, -Inf (+Inf is the mirror, a NaN row one NaN).
+struct AffinePlant {
+  plants::Plant p;
+  bool s_and_b = false;  // +Inf in s with -Inf in b, in one group
+  std::string label;     // today's name where it differs from plants::name (group 0 by default)
+};
+const std::vector<AffinePlant>& plant_list() {
+  static const std::vector<AffinePlant> list = [] {
+    using plants::Kind;
+    std::vector<AffinePlant> v;
+    for (Kind k : {Kind::nan, Kind::pinf, Kind::ninf, Kind::both}) v.push_back({{"x", k}});
+    for (const char* o : {"s", "b"})
+      for (Kind k : {Kind::nan, Kind::pinf, Kind::ninf})
+        v.push_back({{o, k, plants::At::first}, false, plants::name({o, k}) /* no "at the first column" */});
+    v.push_back({{"s", Kind::pinf, plants::At::first}, true, "+Inf in s and -Inf in b"});
+    for (auto& p : plants::extras({{"x", plants::kMaskRow}, {"s", plants::kMaskRow}, {"b", plants::kMaskRow}}))
+      v.push_back({std::move(p)});
+    return v;
+  }();
+  return list;
 }
+std::vector<std::string> plant_names() {
+  std::vector<std::string> n;
+  for (const auto& p : plant_list()) n.push_back(p.label.empty() ? plants::name(p.p) : p.label);
+  return n;
+}
+
+// Fills for gates 2 and 3 (x only: the weights keep their spread): signed zeros, a large offset
+// over signed weights (cancellation), rows of one sign, magnitudes from 2^-100 to 2^100.
+const std::vector<std::string> kFills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kRange};
 
 void check_params(int bits, int group) {
   if (bits != 2 && bits != 3 && bits != 4 && bits != 5 && bits != 6 && bits != 8)
@@ -146,32 +170,30 @@ void prepare(Case& c, int bits, int group, DType out) {
           draw_w(uint64_t(r), &q[n * st.wpr], &s[n * st.g], &b[n * st.g]);
         }
       }
-    });
+    }, fam::grain_for(st.k));
+  }
+  if (!nf && !f.dist.empty()) {  // x from the named distribution, W as drawn above
+    const uint64_t xs = fills::seed_for(seed, "x", f.dist);
+    std::vector<double> row(static_cast<size_t>(st.k));
+    for (int64_t i = 0; i < st.m; ++i) {
+      fills::row(f.dist, DType::bf16, xs, i, row, {-100, 100});
+      for (int64_t j = 0; j < st.k; ++j) x[size_t(i * st.k + j)] = bf_exact(row[size_t(j)]);
+    }
   }
   if (nf) {
-    int p = f.plant;
-    if (p < 0 || p >= int(plant_names().size())) throw Error("affine: no plant " + std::to_string(p));
-    const double vals[3] = {kNaN, kInf, -kInf};
-    if (p < 4) {
-      int64_t pos = (f.pos < 0 || f.pos >= st.k) ? st.k - 1 : f.pos;
-      bf16* row = &x[(st.m - 1) * st.k];
-      if (p < 3) {
-        row[pos] = bf_exact(vals[p]);
-      } else {
-        int64_t other = (pos + st.k / 2) % st.k;
-        if (other == pos) other = (pos + 1) % st.k;
-        row[pos] = bf_exact(kInf);
-        row[other] = bf_exact(-kInf);
-      }
+    if (f.plant < 0 || f.plant >= int(plant_list().size())) throw Error("affine: no plant " + std::to_string(f.plant));
+    const AffinePlant& ap = plant_list()[size_t(f.plant)];
+    const plants::Plant& p = ap.p;
+    const int64_t col = plants::column(p, f, st.k);
+    if (p.operand == "x") {
+      plants::write(x.data(), DType::bf16, size_t((st.m - 1) * st.k), st.k, p.kind, col);
+    } else if (ap.s_and_b) {
+      const size_t at = size_t((st.n - 1) * st.g + col / group);
+      s[at] = bf_exact(kInf), b[at] = bf_exact(-kInf);
     } else {
-      int64_t pos = (f.pos < 0 || f.pos >= st.k) ? 0 : f.pos;
-      int64_t at = (st.n - 1) * st.g + pos / group;
-      if (p < 7)
-        s[at] = bf_exact(vals[p - 4]);
-      else if (p < 10)
-        b[at] = bf_exact(vals[p - 7]);
-      else
-        s[at] = bf_exact(kInf), b[at] = bf_exact(-kInf);
+      // One value a group: the group holding the column.
+      plants::write(p.operand == "s" ? s.data() : b.data(), DType::bf16, size_t((st.n - 1) * st.g), st.g, p.kind,
+                    col / group);
     }
   }
   c.state = st;
@@ -338,6 +360,8 @@ Entry projection(int bits, int group, DType out) {
   e.rig.reference = reference;
   e.rig.simulate = simulate;
   e.rig.plants = plant_names();
+  e.rig.plants_at_scale = 11;  // today's eleven (plant_list): x's four, s's and b's three, s with b
+  e.rig.fills = kFills;
   return e;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "dense_detail.hpp"
+#include "fills.hpp"
+#include "plants.hpp"
 #include "ref_gemm.hpp"
 #include "kc/numeric.hpp"
 
@@ -24,31 +26,27 @@ struct State {
   int64_t xpats = 0, wpats = 0;  // sums fill: row i uses pattern i % pats
 };
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-const std::vector<std::string>& plant_names() {
-  static const std::vector<std::string> p = {
-      "NaN in x", "+Inf in x", "-Inf in x", "+Inf and -Inf in x",
-      "NaN in w", "+Inf in w", "-Inf in w", "+Inf and -Inf in w",
-  };
+// Gate 1: today's four in x's last row, then in w's, then the rest (plants.hpp). Whole rows: a masked
+// row of x, and a row of w all -Inf (against signed values: NaN; +Inf is the mirror, NaN one NaN).
+const std::vector<plants::Plant>& plant_list() {
+  static const std::vector<plants::Plant> p =
+      plants::standard({{"x", plants::kMaskRow}, {"w", plants::kMaskRow}});
   return p;
 }
 
-// Plants case `plant` (0..3: NaN, +Inf, -Inf, both) into row `row` of a [rows x k] operand.
-void plant_row(std::span<bf16> v, int64_t k, int64_t row, int plant, int64_t pos) {
-  if (pos < 0 || pos >= k) pos = k - 1;
-  bf16* r = v.data() + row * k;
-  switch (plant) {
-    case 0: r[pos] = bf_exact(kNaN); break;
-    case 1: r[pos] = bf_exact(kInf); break;
-    case 2: r[pos] = bf_exact(-kInf); break;
-    default: {
-      r[pos] = bf_exact(kInf);
-      int64_t other = k > 1 ? (pos + k / 2) % k : pos;
-      if (other == pos) other = (pos + 1) % k;
-      r[other] = bf_exact(-kInf);
-    }
+// Fills for gates 2 and 3: signed zeros in x and w, a large offset in x over signed weights
+// (cancellation), rows of one sign in x and w, magnitudes from 2^-100 to 2^100 in x.
+const std::vector<std::string> kFills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kRange};
+
+// Rows of a [rows x k] operand from distribution `dist` (fills.hpp).
+void dist_rows(std::span<bf16> v, int64_t rows, int64_t k, const Case& c, const char* name, const fills::Range& r) {
+  const std::string& dist = c.fill().dist;
+  const uint64_t seed = fills::seed_for(c.seed(), name, dist);
+  std::vector<double> row(static_cast<size_t>(k));
+  for (int64_t i = 0; i < rows; ++i) {
+    fills::row(dist, DType::bf16, seed, i, row, r);
+    for (int64_t j = 0; j < k; ++j) v[size_t(i * k + j)] = bf_exact(row[size_t(j)]);
   }
 }
 
@@ -87,7 +85,7 @@ void prepare(Case& c, DType out) {
         const auto& src = r < st.m ? xb[r % st.xpats] : wb[(r - st.m) % st.wpats];
         std::copy(src.begin(), src.end(), r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k]);
       }
-    });
+    }, fam::grain_for(st.k));
   } else {
     // One stream a row. Activations over 2^-3 .. 2^4, weights over 2^-5 .. 2^1: both signs, no zeros.
     // Gate 1's rows repeat kPlantPatterns streams (x row r pattern r % P, w row r pattern P + r % P),
@@ -104,19 +102,25 @@ void prepare(Case& c, DType out) {
                               pat);
       fam::fill_from_patterns(w.data(), st.n, st.k, std::min(P, st.n),
                               [&](int64_t p, bf16* row) { draw(uint64_t(P + p), false, row); }, pat);
+    } else if (!f.dist.empty()) {
+      dist_rows(x, st.m, st.k, c, "x", {-100, 100});
+      if (f.dist == fills::kOffset || f.dist == fills::kRange)
+        kc::parallel_for(st.n, [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) draw(uint64_t(st.m + r), false, &w[r * st.k]);
+        });
+      else
+        dist_rows(w, st.n, st.k, c, "w", {});
     } else {
       kc::parallel_for(st.m + st.n, [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r)
           draw(uint64_t(r), r < st.m, r < st.m ? &x[r * st.k] : &w[(r - st.m) * st.k]);
-      });
+      }, fam::grain_for(st.k));
     }
     if (f.kind == FillKind::nonfinite) {
-      int p = f.plant;
-      if (p < 0 || p >= int(plant_names().size())) throw Error("dense: no plant " + std::to_string(p));
-      if (p < 4)
-        plant_row(x, st.k, st.m - 1, p, f.pos);
-      else
-        plant_row(w, st.k, st.n - 1, p - 4, f.pos);
+      const plants::Plant& p = plants::at(plant_list(), f.plant, "dense");
+      const bool in_x = p.operand == "x";
+      plants::write(in_x ? (void*)x.data() : (void*)w.data(), DType::bf16, size_t(((in_x ? st.m : st.n) - 1) * st.k),
+                    st.k, p.kind, plants::column(p, f, st.k));
     }
   }
   c.state = st;
@@ -173,7 +177,7 @@ std::vector<std::vector<double>> simulate(const Case& c, SumFormat f, SumOrder o
       std::vector<double> t(size_t(st.k));
       for (int64_t n = b; n < en; ++n)
         for (int64_t m = 0; m < st.m; ++m) out[m * st.n + n] = one(m, n, t);
-    });
+    }, fam::grain_for(st.k));
   }
   std::vector<std::vector<double>> res;
   res.push_back(std::move(out));
@@ -218,7 +222,9 @@ Entry projection(DType out) {
   e.rig.prepare = [out](Case& c) { prepare(c, out); };
   e.rig.reference = reference;
   e.rig.simulate = simulate;
-  e.rig.plants = plant_names();
+  e.rig.plants = plants::names(plant_list());
+  e.rig.plants_at_scale = plants::leading_basic(plant_list());
+  e.rig.fills = kFills;
   return e;
 }
 

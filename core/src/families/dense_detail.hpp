@@ -59,11 +59,15 @@ inline void spread_row(Rng& r, bf16* row, int64_t n, int elo, int ehi) {
   if (j < n) row[j] = spread_bf16(r, elo, ehi);
 }
 
+// Rows a thread takes at least, for rows of `width` elements: a thread started for less work than
+// some 32k elements costs more than it saves (gate 1 prepares hundreds of small cases).
+inline int64_t grain_for(int64_t width) { return std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(1, width)); }
+
 // Rows [0, rows) of `width` elements each, row r a copy of row pat(r) of `pats`, on every core.
 template <class T, class Pat> void copy_patterns(const T* pats, T* out, int64_t rows, int64_t width, Pat&& pat) {
   kc::parallel_for(rows, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) std::copy_n(pats + pat(r) * width, width, out + r * width);
-  }, 16);
+  }, grain_for(width));
 }
 
 // The same with each of the `pats` pattern rows built once by make(p, row): gate 1's fills, whose
@@ -73,7 +77,7 @@ void fill_from_patterns(T* out, int64_t rows, int64_t width, int64_t pats, Make&
   std::vector<T> p(size_t(pats * width));
   kc::parallel_for(pats, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) make(i, p.data() + i * width);
-  });
+  }, grain_for(width));
   copy_patterns(p.data(), out, rows, width, pat);
 }
 

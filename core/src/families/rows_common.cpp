@@ -84,57 +84,61 @@ double spread(Rng& r, int emin, int emax, bool sign) {
   return sign && r.coin() ? -v : v;
 }
 
+namespace {
+// +-(1 + f) 2^e built from one draw as the type's bits (exact in it, no rounding): the fills of gate
+// 1's many cases cost a draw an element. fbits: the type's fraction bits; bias: its exponent bias.
+template <class Bits> Bits spread_bits(uint64_t z, int emin, int emax, bool sign, int fbits, int bias) {
+  const uint64_t e = uint64_t(emin + bias) + ((z >> 32) * uint64_t(emax - emin + 1) >> 32);
+  const uint64_t f = z & ((uint64_t(1) << fbits) - 1);
+  const uint64_t s = sign ? (z >> 31) & 1 : 0;
+  return Bits(s << (8 * sizeof(Bits) - 1) | e << fbits | f);
+}
+}  // namespace
+
 void fill_spread(Buf& b, Rng& r, int emin, int emax, bool sign) {
   constexpr size_t kBlock = size_t(1) << 14;  // elements a stream
   each_stream(r, int64_t((b.size() + kBlock - 1) / kBlock), [&](int64_t blk, Rng& rb) {
-    for (size_t i = size_t(blk) * kBlock, e = std::min(b.size(), i + kBlock); i < e; ++i) b.set(i, spread(rb, emin, emax, sign));
+    const size_t i0 = size_t(blk) * kBlock, e = std::min(b.size(), i0 + kBlock);
+    switch (b.type()) {
+      case DType::f32:
+        for (size_t i = i0; i < e; ++i) static_cast<uint32_t*>(b.data())[i] = spread_bits<uint32_t>(rb.next(), emin, emax, sign, 23, 127);
+        break;
+      case DType::bf16:
+        for (size_t i = i0; i < e; ++i) static_cast<uint16_t*>(b.data())[i] = spread_bits<uint16_t>(rb.next(), emin, emax, sign, 7, 127);
+        break;
+      case DType::f16:
+        for (size_t i = i0; i < e; ++i) static_cast<uint16_t*>(b.data())[i] = spread_bits<uint16_t>(rb.next(), emin, emax, sign, 10, 15);
+        break;
+      default:
+        for (size_t i = i0; i < e; ++i) b.set(i, spread(rb, emin, emax, sign));
+    }
   });
-}
-
-std::vector<std::string> plant_names(const std::vector<std::string>& operands) {
-  std::vector<std::string> out;
-  for (const auto& o : operands) {
-    out.push_back("NaN in " + o);
-    out.push_back("+Inf in " + o);
-    out.push_back("-Inf in " + o);
-    out.push_back("+Inf and -Inf in " + o);
-  }
-  return out;
-}
-
-PlantAt plant_at(const std::vector<std::string>& operands, int p) {
-  if (p < 0 || p >= int(operands.size()) * 4)
-    throw Error(fmt::format("rows family: plant {} is not one of the {} plants", p, operands.size() * 4));
-  return {operands[p / 4], static_cast<PlantKind>(p % 4)};
 }
 
 int64_t plant_row(const Dims& d) { return d.rows / 2; }
 
-int64_t plant_col(const Fill& f, const Dims& d) {
-  if (f.pos >= 0) return f.pos % d.cols;
-  return d.cols - 1;
-}
+int64_t plant_col(const Plant& p, const Fill& f, const Dims& d) { return plants::column(p, f, d.cols); }
 
-void plant(Buf& b, const Dims& d, bool per_row, PlantKind kind, int64_t col) {
-  const double inf = std::numeric_limits<double>::infinity();
-  size_t base = per_row ? size_t(plant_row(d) * d.cols) : 0;
-  switch (kind) {
-    case PlantKind::nan: b.set_exact(base + col, std::numeric_limits<double>::quiet_NaN()); break;
-    case PlantKind::pinf: b.set_exact(base + col, inf); break;
-    case PlantKind::ninf: b.set_exact(base + col, -inf); break;
-    case PlantKind::both:
-      b.set_exact(base + col, inf);
-      // The other infinity half a row away; a one-column row can hold only one.
-      if (d.cols > 1) b.set_exact(base + (col + std::max<int64_t>(1, d.cols / 2)) % d.cols, -inf);
-      break;
-  }
-}
-
-void plant_if(Buf& b, const Case& c, const std::vector<std::string>& operands, const std::string& name,
-              const Dims& d, bool per_row) {
+void plant_if(Buf& b, const Case& c, const std::vector<Plant>& ps, const std::string& name, const Dims& d,
+              bool per_row) {
   if (c.fill().kind != FillKind::nonfinite) return;
-  PlantAt p = plant_at(operands, c.fill().plant);
-  if (p.operand == name) plant(b, d, per_row, p.kind, plant_col(c.fill(), d));
+  const Plant& p = plants::at(ps, c.fill().plant, "rows");
+  if (p.operand != name) return;
+  size_t base = per_row ? size_t(plant_row(d) * d.cols) : 0;
+  plants::write(b.data(), b.type(), base, d.cols, p.kind, plant_col(p, c.fill(), d));
+}
+
+bool fill_dist(Buf& b, const Case& c, const std::string& name, const Dims& d, bool per_row, const fills::Range& r) {
+  const Fill& f = c.fill();
+  if (f.kind != FillKind::random || f.dist.empty()) return false;
+  const uint64_t seed = fills::seed_for(c.seed(), name, f.dist);
+  const int64_t rows = per_row ? d.rows : 1;
+  std::vector<double> v(size_t(d.cols));
+  for (int64_t row = 0; row < rows; ++row) {
+    fills::row(f.dist, b.type(), seed, row, v, r);
+    for (int64_t j = 0; j < d.cols; ++j) b.set_exact(size_t(row * d.cols + j), v[size_t(j)]);
+  }
+  return true;
 }
 
 namespace {

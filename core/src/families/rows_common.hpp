@@ -9,6 +9,8 @@
 #include "kc/families/rows.hpp"
 #include "kc/numeric.hpp"
 #include "kc/rig.hpp"
+#include "fills.hpp"
+#include "plants.hpp"
 
 namespace kc::rows::detail {
 
@@ -43,6 +45,7 @@ class Buf {
   Buf(Case& c, const std::string& name, DType t, size_t count, Role role);
   size_t size() const { return count_; }
   DType type() const { return type_; }
+  void* data() const { return data_; }
   // Rounds to nearest in the buffer's type (for the random fills).
   void set(size_t i, double v) { store_from_double(data_, type_, i, v); }
   // Stores a value the type must hold exactly (integer fills, plants); throws if it cannot.
@@ -72,25 +75,21 @@ double spread(Rng& r, int emin, int emax, bool sign = true);
 // Random fill of a [n] buffer with spread values.
 void fill_spread(Buf& b, Rng& r, int emin, int emax, bool sign = true);
 
-// Gate 1: plants NaN, +Inf, -Inf and both infinities into every operand the formula reads.
-// Plant index p: operand p / 4, kind p % 4.
-enum class PlantKind { nan, pinf, ninf, both };
-std::vector<std::string> plant_names(const std::vector<std::string>& operands);
-struct PlantAt {
-  std::string operand;
-  PlantKind kind;
-};
-PlantAt plant_at(const std::vector<std::string>& operands, int plant);
+// Gate 1 (plants.hpp): each operand's plants, today's four first. A plant goes into the middle row
+// of a [rows x cols] operand or, when per_row is false, into a [cols] operand.
+using plants::Plant;
 // The row a plant goes into (the middle row: rows on both sides stay finite).
 int64_t plant_row(const Dims& d);
-// The plant's column: Fill::pos when set (kept inside the row), else the last column, which sits in
-// a ragged tail at most shapes.
-int64_t plant_col(const Fill& f, const Dims& d);
-// Plants into a [rows x cols] operand (row-major) or, when per_row is false, a [cols] operand.
-void plant(Buf& b, const Dims& d, bool per_row, PlantKind kind, int64_t col);
+// The plant's column: Fill::pos when set (kept inside the row), else the plant's own column (the
+// last by default, which sits in a ragged tail at most shapes).
+int64_t plant_col(const Plant& p, const Fill& f, const Dims& d);
 // Applies the case's plant if it names this operand.
-void plant_if(Buf& b, const Case& c, const std::vector<std::string>& operands, const std::string& name,
-              const Dims& d, bool per_row);
+void plant_if(Buf& b, const Case& c, const std::vector<Plant>& plants, const std::string& name, const Dims& d,
+              bool per_row);
+
+// Gates 2 and 3's named distributions (fills.hpp): where Fill::dist is set, fills operand `name`
+// with it (range: exponents r) and returns true; else leaves b alone and returns false.
+bool fill_dist(Buf& b, const Case& c, const std::string& name, const Dims& d, bool per_row, const fills::Range& r = {});
 
 // Gate 4: one row of integers whose every partial sum, in any order, stays below 2^23 in size, so
 // fp32 sums are exact. The first half holds large positive terms, the second half their negatives in

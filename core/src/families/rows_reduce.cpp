@@ -16,7 +16,8 @@ namespace {
 constexpr int kRedraws = 32;
 
 // x [rows x cols] for sum and max (and the terms of sum).
-void fill_x(Case& c, Buf& x, const Dims& d, DType in, const std::vector<std::string>& operands, bool sums_fill) {
+void fill_x(Case& c, Buf& x, const Dims& d, DType in, const std::vector<Plant>& operands, bool sums_fill,
+            const fills::Range& range) {
   Rng r = rng_for(c, "x");
   if (c.fill().kind == FillKind::sums && sums_fill) {
     each_stream(r, d.rows, [&](int64_t row, Rng& rs) {
@@ -29,8 +30,16 @@ void fill_x(Case& c, Buf& x, const Dims& d, DType in, const std::vector<std::str
     });
     return;
   }
-  fill_spread(x, r, -4, 3);
+  if (!fill_dist(x, c, "x", d, true, range)) fill_spread(x, r, -4, 3);
   plant_if(x, c, operands, "x", d, true);
+}
+
+// The range fill's exponents for a sum of `cols` terms each below 2^(hi+1) times `scale`: the sum
+// stays below a quarter of the output type's largest value, in any order.
+fills::Range sum_range(DType out, int64_t cols, int scale_exp = 0) {
+  int lg = 0;
+  while ((int64_t(1) << lg) < cols) ++lg;
+  return {-120, fills::max_exponent(out) - 3 - lg - scale_exp};
 }
 
 Expected row_expected(const std::string& name, std::vector<double> want, std::vector<double> mag) {
@@ -43,15 +52,20 @@ Expected row_expected(const std::string& name, std::vector<double> want, std::ve
 
 }  // namespace
 
+// Whole rows: a masked row (-Inf) sums to -Inf (+Inf is its mirror, a NaN row one NaN). Fills:
+// magnitudes over the type's range, signed zeros (the sign of a zero sum), subnormals (flushed to
+// zero by a kernel that should not), a large offset (every partial sum large).
 Entry sum(DType in, DType out) {
-  static const std::vector<std::string> ops = {"x"};
+  static const std::vector<Plant> ops = plants::standard({{"x", plants::kMaskRow}});
   Entry e;
-  e.rig.plants = plant_names(ops);
+  e.rig.plants = plants::names(ops);
+  e.rig.plants_at_scale = plants::leading_basic(ops);
+  e.rig.fills = {fills::kRange, fills::kZeros, fills::kSubnormal, fills::kOffset};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);
     Buf x(c, "x", in, size_t(d.rows * d.cols), Role::in);
     Buf(c, "y", out, size_t(d.rows), Role::out);
-    fill_x(c, x, d, in, ops, true);
+    fill_x(c, x, d, in, ops, true, sum_range(out, d.cols));
   };
   // want: the row's sum in float64; magnitude: sum of |x| (the terms the kernel adds).
   e.rig.reference = [](const Case& c) {
@@ -83,10 +97,15 @@ Entry sum(DType in, DType out) {
   return e;
 }
 
+// Whole rows: a masked row of x, and all of w -Inf (every row's dot reads all of it): against
+// signed values, NaN. Fills: zeros of both signs (in x and w), a large offset in x over signed
+// weights (cancellation), rows of one sign, magnitudes over the type's range in x.
 Entry dot(DType in, DType out) {
-  static const std::vector<std::string> ops = {"x", "w"};
+  static const std::vector<Plant> ops = plants::standard({{"x", plants::kMaskRow}, {"w", plants::kMaskRow}});
   Entry e;
-  e.rig.plants = plant_names(ops);
+  e.rig.plants = plants::names(ops);
+  e.rig.plants_at_scale = plants::leading_basic(ops);
+  e.rig.fills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kRange};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);
     Buf x(c, "x", in, size_t(d.rows * d.cols), Role::in);
@@ -115,8 +134,10 @@ Entry dot(DType in, DType out) {
       return;
     }
     Rng rx = rng_for(c, "x"), rw = rng_for(c, "w");
-    fill_spread(x, rx, -4, 3);
-    fill_spread(w, rw, -3, 2);
+    // w's spread is below 2^3: the range fill's x leaves room for it.
+    if (!fill_dist(x, c, "x", d, true, sum_range(out, d.cols, 3))) fill_spread(x, rx, -4, 3);
+    const std::string& dist = c.fill().dist;
+    if (dist == fills::kOffset || dist == fills::kRange || !fill_dist(w, c, "w", d, false)) fill_spread(w, rw, -3, 2);
     plant_if(x, c, ops, "x", d, true);
     plant_if(w, c, ops, "w", d, false);
   };
@@ -157,15 +178,21 @@ Entry dot(DType in, DType out) {
   return e;
 }
 
+// Whole rows: a row of -Inf has the maximum -Inf (not -FLT_MAX), of +Inf +Inf, of NaN NaN, and a
+// row of -Inf but one finite value that value. Fills: ties (equal maxima, -0 beside +0), rows of
+// one sign (a maximum that starts at 0), signed zeros, magnitudes up to the type's top binade,
+// subnormals.
 Entry max(DType in, DType out) {
-  static const std::vector<std::string> ops = {"x"};
+  static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   Entry e;
-  e.rig.plants = plant_names(ops);
+  e.rig.plants = plants::names(ops);
+  e.rig.plants_at_scale = plants::leading_basic(ops);
+  e.rig.fills = {fills::kTies, fills::kSign, fills::kZeros, fills::kRange, fills::kSubnormal};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);
     Buf x(c, "x", in, size_t(d.rows * d.cols), Role::in);
     Buf(c, "y", out, size_t(d.rows), Role::out);
-    fill_x(c, x, d, in, ops, false);
+    fill_x(c, x, d, in, ops, false, {-1000, fills::max_exponent(out) - 1});
   };
   // want: the row's maximum, NaN when the row holds one (IEEE max would drop it); no sums.
   e.rig.reference = [](const Case& c) {

@@ -14,9 +14,9 @@ namespace {
 
 // Random rows with ties at the top: the row's maximum is copied to another column (before or after
 // it), so "ties go to the lower id" is exercised at every gate.
-void fill_with_ties(Case& c, Buf& x, const Dims& d, const std::vector<std::string>& ops) {
+void fill_with_ties(Case& c, Buf& x, const Dims& d, const std::vector<Plant>& ops) {
   Rng r = rng_for(c, "x");
-  fill_spread(x, r, -4, 3);
+  if (!fill_dist(x, c, "x", d, true, {-1000, 1000})) fill_spread(x, r, -4, 3);
   if (d.cols >= 2)
     for (int64_t row = 0; row < d.rows; ++row) {
       size_t b = size_t(row * d.cols);
@@ -69,14 +69,21 @@ std::vector<int32_t> topk_want(const std::vector<double>& x, const Dims& d, int 
   return ids;
 }
 
+// Whole rows: a row of -Inf or of +Inf selects the lowest ids, a row of NaN gives -1 (argmax) or
+// NaNs first, a row of -Inf but one finite value selects it. Fills: ties (equal maxima, -0 beside +0:
+// -0 == +0, so the lower id wins), rows of one sign, signed zeros, subnormals, the whole range.
+const std::vector<std::string> kSelectFills = {fills::kTies, fills::kSign, fills::kZeros, fills::kSubnormal, fills::kRange};
+
 bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 }  // namespace
 
 Entry argmax(DType in) {
-  static const std::vector<std::string> ops = {"x"};
+  static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   Entry e;
-  e.rig.plants = plant_names(ops);
+  e.rig.plants = plants::names(ops);
+  e.rig.plants_at_scale = plants::leading_basic(ops);
+  e.rig.fills = kSelectFills;
   e.rig.prepare = [in](Case& c) {
     Dims d = dims_of(c);
     Buf x(c, "x", in, size_t(d.rows * d.cols), Role::in);
@@ -107,10 +114,12 @@ Entry argmax(DType in) {
 }
 
 Entry topk(DType in, int k) {
-  static const std::vector<std::string> ops = {"x"};
+  static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   if (k < 1) throw Error(fmt::format("rows::topk: k = {} must be at least 1", k));
   Entry e;
-  e.rig.plants = plant_names(ops);
+  e.rig.plants = plants::names(ops);
+  e.rig.plants_at_scale = plants::leading_basic(ops);
+  e.rig.fills = kSelectFills;
   e.rig.prepare = [in, k](Case& c) {
     Dims d = dims_of(c);
     if (d.cols < k) throw Error(fmt::format("rows::topk: k = {} is more than cols = {} at {}", k, d.cols, c.shape().str()));

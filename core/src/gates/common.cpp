@@ -1,6 +1,7 @@
 // What the gates share: running one case, the error bound, comparing outputs with float64.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "gates.hpp"
@@ -31,22 +32,34 @@ std::vector<Shape> extreme_shapes(const Spec& spec) {
   return {lo, hi};
 }
 
-std::vector<Shape> form_extreme_shapes(const GateCtx& ctx) {
+uint64_t output_hash(const Case& c) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& b : c.buffers()) {
+    if (b.decl.role == Role::in) continue;
+    const std::byte* p = b.bytes.data();
+    size_t i = 0;
+    for (; i + 8 <= b.bytes.size(); i += 8) {  // a word at a time: outputs run to gigabytes
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      h = (h ^ w) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    for (; i < b.bytes.size(); ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
+    h = (h ^ b.bytes.size()) * 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::vector<Shape> form_extreme_shapes(const GateCtx& ctx, std::vector<Shape> shapes) {
   const Spec& spec = ctx.entry.spec;
-  std::vector<Shape> shapes = extreme_shapes(spec);
+  if (shapes.empty()) shapes = extreme_shapes(spec);
   const auto& pick = ctx.entry.rig.pick;
   if (!pick) return shapes;
   std::vector<std::string> taken;
   for (const auto& s : shapes) taken.push_back(pick(s));
   // Gate 3's choice among the searched shapes inside the served ranges (a fill may need a dimension's
   // served least, as gate 4's do), for each form the extreme shapes do not take.
-  auto served = [&](const Shape& s) {
-    for (const auto& d : spec.dims) {
-      const auto [lo, hi] = std::minmax_element(d.served.begin(), d.served.end());
-      if (s[d.name] < *lo || s[d.name] > *hi) return false;
-    }
-    return true;
-  };
+  auto served = [&](const Shape& s) { return spec.within_served(s); };
   for (const auto& [s, f] : form_shapes(spec, pick, shapes, served).added)
     if (std::find(taken.begin(), taken.end(), f) == taken.end()) shapes.push_back(s);
   return shapes;

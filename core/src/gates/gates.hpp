@@ -11,6 +11,12 @@
 
 namespace kc::detail {
 
+// Shapes of more than this many elements (the product of the dims) are a projection's weights of
+// hundreds of MB, where one case costs more than its kernel: gate 1 runs only the basic plants there
+// (Rig::plants_at_scale) and gate 2 its five runs at the extremes, not its pair at each gate 3 shape.
+// Every rows shape served is below it (8,192 x 128, 32 x 32,768 at most).
+inline constexpr int64_t kLargeCase = int64_t(1) << 24;
+
 // One gate's finding on one entry.
 struct Outcome {
   bool applies = true;   // false: the gate does not apply (detail says why)
@@ -41,6 +47,9 @@ struct GateCtx {
   uint64_t run = 0;  // counts launches: each gets its own poison
   Phases phases{};   // the current gate's time, by phase (the runner resets it per gate)
   LaunchWatch watch{};
+  // Gate 1's first launch at each shape under each seed ({seed, Shape::str}): its fill and a hash of
+  // its output bytes. Gate 1 launches first, so gate 2 runs that case again to compare with it.
+  std::map<std::pair<uint64_t, std::string>, std::pair<Fill, uint64_t>> first_runs{};
   uint64_t case_seed(Gate g, const Shape& s, const Fill& f) const;
 };
 
@@ -93,12 +102,18 @@ double error_bound(const Spec& spec, DType out, double want, double mag, const S
 // Returns the worst violation as a failed Outcome, or an Outcome that passed.
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma);
 
+// A hash of a case's output bytes.
+uint64_t output_hash(const Case& c);
+
 // The smallest and largest served shapes.
 std::vector<Shape> extreme_shapes(const Spec& s);
-// Gates 1, 2 and 4's shapes: the extreme ones, and for a launcher of several forms one shape for each
-// form neither takes (form_shapes' choice among the searched shapes inside the served ranges), so
-// that every kernel the launcher may run meets them.
-std::vector<Shape> form_extreme_shapes(const GateCtx& ctx);
+// Gates 1, 2 and 4's shapes: the given ones (default: the extreme ones), and for a launcher of several
+// forms one shape for each form none takes (form_shapes' choice among the searched shapes inside the
+// served ranges), so that every kernel the launcher may run meets them.
+std::vector<Shape> form_extreme_shapes(const GateCtx& ctx, std::vector<Shape> shapes = {});
+// Gate 3's shapes (Spec::gate3_shapes) and, for a launcher of several forms, the ones form_shapes
+// adds (also returned in forms, where given). Gate 2 runs twice at each.
+std::vector<Shape> gate3_all_shapes(const GateCtx& ctx, FormShapes* forms = nullptr);
 
 // The verdict of gate g on an entry from what it found and what the spec says of it: a known
 // finding, a control red or green, an error for a fault or a hang (runner.cpp).

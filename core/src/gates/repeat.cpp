@@ -4,11 +4,13 @@
 // sixth run: its chained inputs hold poison when it is launched, behind an upstream kernel that lets
 // it start at once and writes their true bytes only after kLateUs; a kernel that reads them before
 // waiting on the one ahead gives other bytes.
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <optional>
 
+#include "fill_cases.hpp"
 #include "gates.hpp"
 #include "kc/numeric.hpp"
 
@@ -29,7 +31,9 @@ struct Stash {
 };
 }  // namespace
 
-Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
+// `runs` launches on one case, each giving run 1's bytes; then, where `chained_run` and the spec
+// chains, the chained run.
+static Outcome repeat_at(GateCtx& ctx, const Shape& s, const Fill& f, int runs, bool chained_run) {
   Case c = prepare_case(ctx, Gate::repeat, s, f);
   Outcome o;
   o.shape = s.str();
@@ -89,10 +93,10 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
     }
     return std::nullopt;
   };
-  for (int k = 0; k < repeat_runs; ++k)
-    if (auto f = one_run(fmt::format("run {} of {}", k + 1, repeat_runs), nullptr)) return *f;
+  for (int k = 0; k < runs; ++k)
+    if (auto f = one_run(fmt::format("run {} of {}", k + 1, runs), nullptr)) return *f;
   const Spec& spec = ctx.entry.spec;
-  if (spec.chained.empty()) return o;
+  if (spec.chained.empty() || !chained_run) return o;
   std::vector<const HostBuffer*> inputs;
   for (const std::string& name : spec.chained) {
     const HostBuffer* hb = nullptr;
@@ -129,14 +133,56 @@ Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) {
   return o;
 }
 
+Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f) { return repeat_at(ctx, s, f, repeat_runs, true); }
+
+// Gate 1's first launch at s again, on its inputs: bytes that differ only on a shape's first launch
+// in the process (a per-shape cache, a plan made on first sight) show here.
+static Outcome first_again(GateCtx& ctx, const Shape& s, const Fill& f, uint64_t hash) {
+  Ran r = run_case(ctx, Gate::nonfinite, s, f);
+  if (r.problem) return *r.problem;
+  Outcome o;
+  o.shape = s.str();
+  if (timed(ctx.phases.check, [&] { return output_hash(r.c); }) == hash) return o;
+  const auto& plants = ctx.entry.rig.plants;
+  o.failed = true;
+  o.why = Why::bytes_differ;
+  o.detail = fmt::format("the first launch at this shape (gate 1's, plant '{}') gave other bytes than a re-run on its inputs",
+                         f.plant >= 0 && f.plant < int(plants.size()) ? plants[f.plant] : std::to_string(f.plant));
+  o.fail_shape = s;
+  o.fail_fill = f;
+  return o;
+}
+
 Outcome gate_repeat(GateCtx& ctx) {
   auto shapes = form_extreme_shapes(ctx);
   for (const auto& s : shapes) {
     Outcome o = check_repeat(ctx, s, Fill{FillKind::random});
     if (o.failed) return o;
   }
+  // Two runs at each of gate 3's other shapes, before gate 3 launches there (so a shape's first
+  // launch is among them): bytes that vary only at an edge, a corner or a form taken at mid sizes.
+  std::vector<Shape> pairs;
+  for (const auto& s : gate3_all_shapes(ctx))
+    if (s.elements() <= kLargeCase && std::find(shapes.begin(), shapes.end(), s) == shapes.end()) pairs.push_back(s);
+  for (const auto& s : pairs) {
+    Outcome o = repeat_at(ctx, s, Fill{FillKind::random}, 2, false);
+    if (o.failed) return o;
+  }
+  // Where gate 1 launched first, its first case again.
+  size_t firsts = 0;
+  for (const auto* list : {&shapes, &pairs})
+    for (const auto& s : *list) {
+      const auto it = ctx.first_runs.find({ctx.seed, s.str()});
+      if (s.elements() > kLargeCase || it == ctx.first_runs.end()) continue;
+      ++firsts;
+      Outcome o = first_again(ctx, s, it->second.first, it->second.second);
+      if (o.failed) return o;
+    }
   Outcome o;
-  o.detail = fmt::format("{} runs at {} shapes: same bytes, inputs and guards intact", repeat_runs, shapes.size());
+  o.detail = fmt::format("{} runs at {} shapes, 2 at {} more (gate 3's), gate 1's first launch again at {}: same bytes, "
+                         "inputs and guards intact",
+                         repeat_runs, shapes.size(), pairs.size(), firsts);
+  if (Outcome f = named_fills(ctx, check_repeat, o); f.failed) return f;
   if (ctx.entry.spec.chained.empty()) return o;
   if (const std::string why = ctx.backend.chains(); !why.empty())
     o.notes.push_back(fmt::format("no chained run: {} (so no launch here starts before the kernel ahead ends)", why));

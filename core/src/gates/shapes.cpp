@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "fill_cases.hpp"
 #include "gates.hpp"
 #include "kc/numeric.hpp"
 
@@ -47,12 +48,19 @@ Outcome check_shapes(GateCtx& ctx, const Shape& s, const Fill& f) {
   return timed(ctx.phases.check, [&] { return compare(ctx.entry.spec, r.c, want, true); });
 }
 
-Outcome gate_shapes(GateCtx& ctx) {
+std::vector<Shape> gate3_all_shapes(const GateCtx& ctx, FormShapes* forms) {
   auto shapes = ctx.entry.spec.gate3_shapes();
   // A launcher of several forms: each form it takes here, at a ragged shape the fixed ones lack.
+  FormShapes f;
+  if (ctx.entry.rig.pick) f = form_shapes(ctx.entry.spec, ctx.entry.rig.pick, shapes);
+  for (const auto& [s, form] : f.added) shapes.push_back(s);
+  if (forms) *forms = std::move(f);
+  return shapes;
+}
+
+Outcome gate_shapes(GateCtx& ctx) {
   FormShapes forms;
-  if (ctx.entry.rig.pick) forms = form_shapes(ctx.entry.spec, ctx.entry.rig.pick, shapes);
-  for (const auto& [s, f] : forms.added) shapes.push_back(s);
+  const auto shapes = gate3_all_shapes(ctx, &forms);
   for (const auto& s : shapes) {
     Outcome o = check_shapes(ctx, s, Fill{FillKind::random});
     if (o.failed) {
@@ -70,6 +78,7 @@ Outcome gate_shapes(GateCtx& ctx) {
     o.detail += fmt::format("; launch forms: {}", fmt::join(at, ", "));
   }
   if (!forms.unreached.empty()) o.detail += fmt::format("; forms no searched shape takes here: {}", fmt::join(forms.unreached, ", "));
+  if (Outcome f = named_fills(ctx, check_shapes, o); f.failed) return f;
   return o;
 }
 

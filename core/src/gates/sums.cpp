@@ -1,6 +1,7 @@
 // Gate 4: integer fills whose fp32 sums are exact in any order. The fp16 and bf16 replays (three
 // orders each) must miss by at least 100x the exact-sum bound, proving the fill can tell; then the
 // kernel must meet that bound, proving it sums in fp32.
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -79,6 +80,11 @@ Outcome gate_sums(GateCtx& ctx) {
     return o;
   }
   auto shapes = form_extreme_shapes(ctx);
+  // Partial tiles' sums too: the smallest shape with every tiled dim ragged, in the served ranges
+  // (where the fills can tell fp32 from half).
+  const Spec& spec = ctx.entry.spec;
+  if (auto r = spec.smallest_ragged([&](const Shape& s) { return spec.within_served(s); }))
+    if (std::find(shapes.begin(), shapes.end(), *r) == shapes.end()) shapes.push_back(*r);
   std::vector<std::string> notes;
   for (const auto& s : shapes) {
     Outcome k = check_sums(ctx, s, Fill{FillKind::sums});

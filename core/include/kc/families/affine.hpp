@@ -16,7 +16,9 @@
 // (x and s positive, codes >= 1, so a plant's class does not hang on a zero code or on the sign
 // of one group's sum; NaN, +Inf, -Inf and both infinities in x's last row at Fill::pos (default
 // k - 1); NaN, +Inf, -Inf in s and in b of w's last row at the group holding Fill::pos (default
-// group 0); and +Inf in s with -Inf in b of that group); sums (gate 4, see sums_rows()).
+// group 0); and +Inf in s with -Inf in b of that group; then for x, s and b NaN and -Inf at the
+// first and middle columns (s, b: their groups), a negative and a payload NaN, and a row of -Inf);
+// named fills of x (gates 2, 3; Fill::dist): zeros, offset, sign, range; sums (gate 4, sums_rows()).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -5,19 +5,27 @@
 // are row-major, named as below. `in` is the element type of x (and w, g, u, r); `out` of y.
 //
 // What the family does for each gate (core/src/families/rows_*.cpp):
-// - Gate 1: rig.plants is "NaN in X", "+Inf in X", "-Inf in X", "+Inf and -Inf in X" for every
-//   operand X the formula reads (x and w; g and u; x, r and w). A plant goes into the middle row
-//   (rows / 2) of a [rows x cols] operand, or into a [cols] operand (then every row reads it), at
-//   column Fill::pos (taken modulo cols; -1: the last column, in a ragged tail at most shapes). The
-//   second infinity sits half a row away. Every other value is finite.
+// - Gate 1: rig.plants is, for every operand X the formula reads (x and w; g and u; x, r and w),
+//   "NaN in X", "+Inf in X", "-Inf in X", "+Inf and -Inf in X" first (their indices keep their
+//   meaning), then NaN and -Inf at the first and the middle column, a negative NaN and a NaN with a
+//   payload (bits in X's type), and the whole rows the formula gives a meaning to (each function's
+//   comment says which: a masked row of -Inf, rows of +Inf and of NaN, a row of -Inf but one finite
+//   value). A plant goes into the middle row (rows / 2) of a [rows x cols] operand, or into a [cols]
+//   operand (then every row reads it), at column Fill::pos (taken modulo cols; -1: the plant's own
+//   column, the last unless named). The second infinity sits half a row away. Every other value is
+//   finite. Gate 1 compares classes alone, so its references skip magnitudes' intervals.
 // - Gates 2 and 3: values +-(1..2) * 2^e with e spread over several binades and random signs, so a
-//   reordered fp32 sum changes bytes. argmax / topk copy each row's maximum to a second column.
+//   reordered fp32 sum changes bytes; and the named fills of rig.fills (Fill::dist, see
+//   core/src/families/fills.hpp: offset, range, ties, zeros, sign, tiny, subnormal) each function
+//   lists where its formula can be hurt by them. argmax / topk copy each row's maximum to a second column.
 // - Gate 4: integers, exact in `in`. sum and dot: the first half of a row large and positive, the
 //   second half its negatives in reverse order; the row sums to exactly 1 and one term is at least
 //   2^16 where the type can hold it, so fp16 overflows in every order; rows are redrawn until every
 //   fp16 and bf16 replay misses by at least 1 (100x any output type's bound on 1). Sums of squares
 //   (rms_norm, add_rms_norm's h): between 2^20 and 2^23, one square of at least 2^16. softmax:
-//   integers in [-12, 0] (its sums cannot be exact: Expected::exact_sums is false).
+//   terms of 1 (x at the row's maximum) where each replay's chains start, the rest one small e^d
+//   that every fp16 and bf16 replay drops while fp32 keeps it (its sums cannot be exact:
+//   Expected::exact_sums is false, and gate 4 keeps gamma(depth) in the bound).
 //   A 16-bit output of a norm moves by half its sum of squares' relative error, which a bf16 sum in
 //   32 lanes cannot make 100x its rounding: such specs must say .hidden(why); so must a softmax with
 //   a 16-bit output.
