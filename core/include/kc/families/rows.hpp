@@ -19,7 +19,7 @@
 //   core/src/families/fills.hpp: offset, range, ties, zeros, sign, tiny, subnormal) each function
 //   lists where its formula can be hurt by them. argmax / topk copy each row's maximum to a second column.
 // - Gate 4: integers, exact in `in`. sum and dot: the first half of a row large and positive, the
-//   second half its negatives in reverse order; the row sums to exactly 1 and one term is at least
+//   second half its negatives in reverse order (shuffled where that leaves a replay exact); the row sums to exactly 1 and one term is at least
 //   2^16 where the type can hold it, so fp16 overflows in every order; rows are redrawn until every
 //   fp16 and bf16 replay misses by at least 1 (100x any output type's bound on 1). Sums of squares
 //   (rms_norm, add_rms_norm's h): between 2^20 and 2^23, one square of at least 2^16. softmax:
