@@ -4,24 +4,18 @@
 
 #include <cmath>
 
+#include "../plant_index.hpp"
 #include "kc/families/affine.hpp"
 #include "kc/numeric.hpp"
 
 namespace {
 using namespace kc;
 
-int plant(const Entry& e, const std::string& name) {
-  for (size_t i = 0; i < e.rig.plants.size(); ++i)
-    if (e.rig.plants[i] == name) return int(i);
-  ADD_FAILURE() << "no plant '" << name << "'";
-  return 0;
-}
-
 TEST(AffinePlants, GroupsRowsAndBits) {
   Entry e = affine::projection(4, 64, DType::f32);
   const int64_t M = 2, N = 3, K = 256, G = K / 64;
   auto prep = [&](const std::string& name) {
-    Case c(Shape{{"m", M}, {"n", N}, {"k", K}}, Fill{FillKind::nonfinite, plant(e, name), -1}, 4);
+    Case c(Shape{{"m", M}, {"n", N}, {"k", K}}, Fill{FillKind::nonfinite, plant_index(e, name), -1}, 4);
     c.spec = &e.spec;
     e.rig.prepare(c);
     return c;

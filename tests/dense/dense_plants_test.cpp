@@ -4,18 +4,12 @@
 
 #include <cmath>
 
+#include "../plant_index.hpp"
 #include "kc/families/dense.hpp"
 #include "kc/numeric.hpp"
 
 namespace {
 using namespace kc;
-
-int plant(const Entry& e, const std::string& name) {
-  for (size_t i = 0; i < e.rig.plants.size(); ++i)
-    if (e.rig.plants[i] == name) return int(i);
-  ADD_FAILURE() << "no plant '" << name << "'";
-  return 0;
-}
 
 Case prepared(const Entry& e, int64_t m, int64_t n, int64_t k, Fill f) {
   Case c(Shape{{"m", m}, {"n", n}, {"k", k}}, f, 11);
@@ -36,7 +30,7 @@ TEST(DensePlants, PositionsBitsAndMaskedRows) {
                         Want{"-Inf in x at the first column", 0, 0xff80}, Want{"-Inf in w", 39, 0xff80},
                         Want{"negative NaN in x", 39, 0xffc0}, Want{"NaN with a payload in w", 39, 0x7fd5}}) {
     SCOPED_TRACE(w.name);
-    Case c = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant(e, w.name), -1});
+    Case c = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant_index(e, w.name), -1});
     const bool in_x = std::string(w.name).find(" x") != std::string::npos;
     auto v = c.get<bf16>(in_x ? "x" : "w");
     const int64_t row = (in_x ? M : N) - 1;
@@ -48,13 +42,13 @@ TEST(DensePlants, PositionsBitsAndMaskedRows) {
       }
   }
   // A masked row of x: every y of that row NaN in float64 (signed weights), every other finite.
-  Case c = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant(e, "a row of -Inf in x"), -1});
+  Case c = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant_index(e, "a row of -Inf in x"), -1});
   auto x = c.get<bf16>("x");
   for (int64_t j = 0; j < K; ++j) EXPECT_EQ(from_bf16(x[(M - 1) * K + j]), -INFINITY);
   auto y = e.rig.reference(c);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) EXPECT_EQ(fclass(y[0].want[m * N + n]), m == M - 1 ? FClass::nan : FClass::finite);
-  Case cw = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant(e, "a row of -Inf in w"), -1});
+  Case cw = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant_index(e, "a row of -Inf in w"), -1});
   auto yw = e.rig.reference(cw);
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) EXPECT_EQ(fclass(yw[0].want[m * N + n]), n == N - 1 ? FClass::nan : FClass::finite);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "../plant_index.hpp"
 #include "rows_harness.hpp"
 
 namespace {
@@ -14,13 +15,6 @@ using namespace rows_test;
 using kc::DType;
 using kc::Fill;
 using kc::FillKind;
-
-int plant(const kc::Entry& e, const std::string& name) {
-  for (size_t i = 0; i < e.rig.plants.size(); ++i)
-    if (e.rig.plants[i] == name) return int(i);
-  ADD_FAILURE() << "no plant '" << name << "'";
-  return 0;
-}
 
 uint64_t bits(const kc::Case& c, const std::string& name, size_t i) {
   const kc::HostBuffer& b = c.buffer(name);
@@ -51,7 +45,7 @@ TEST(RowsPlants, SinglePlantsAtFirstMiddleAndLastColumns) {
                           Want{"NaN in x", 19, true}, Want{"-Inf in x at the first column", 0, false},
                           Want{"-Inf in x at the middle column", 10, false}, Want{"-Inf in x", 19, false}}) {
       SCOPED_TRACE(w.name);
-      auto c = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant(e, w.name), -1});
+      auto c = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(e, w.name), -1});
       auto v = values(c, "x");
       EXPECT_EQ(nonfinite_cols(v, mid, cols), std::vector<int64_t>{w.col});
       double at = v[size_t(mid * cols + w.col)];
@@ -59,7 +53,7 @@ TEST(RowsPlants, SinglePlantsAtFirstMiddleAndLastColumns) {
       EXPECT_TRUE(all_finite(v, 0, size_t(mid * cols)));
       EXPECT_TRUE(all_finite(v, size_t((mid + 1) * cols), v.size()));
       // Fill::pos still moves it (--repro shrinks over it).
-      auto c7 = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant(e, w.name), 7});
+      auto c7 = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(e, w.name), 7});
       EXPECT_EQ(nonfinite_cols(values(c7, "x"), mid, cols), std::vector<int64_t>{7});
     }
   }
@@ -75,15 +69,15 @@ TEST(RowsPlants, NaNSignAndPayloadBitsAreInTheBuffer) {
                      T{DType::f16, 0x7e00u, 0xfe00u, 16}}) {
     auto e = kc::rows::max(t.t, t.t);
     const int64_t rows = 3, cols = 16, at = 1 * cols + cols - 1;
-    auto neg = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant(e, "negative NaN in x"), -1});
+    auto neg = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(e, "negative NaN in x"), -1});
     EXPECT_EQ(bits(neg, "x", at), t.negative) << kc::dtype_name(t.t);
-    auto pay = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant(e, "NaN with a payload in x"), -1});
+    auto pay = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(e, "NaN with a payload in x"), -1});
     const uint64_t b = bits(pay, "x", at);
     EXPECT_TRUE(std::isnan(values(pay, "x")[at]));
     EXPECT_NE(b, t.quiet) << "the payload is the default one";
     EXPECT_EQ(b >> (t.width - 1), 0u) << "the payload NaN is positive";
     EXPECT_EQ(b & t.quiet, t.quiet) << "quiet";
-    auto plain = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant(e, "NaN in x"), -1});
+    auto plain = prepared(e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(e, "NaN in x"), -1});
     EXPECT_EQ(bits(plain, "x", at), t.quiet);
   }
 }
@@ -94,7 +88,7 @@ TEST(RowsPlants, WholeRowsAndTheirFloat64Classes) {
   auto mx = kc::rows::max(DType::f32, DType::f32);
   for (const kc::Entry* e : {&sm, &mx}) {
     // A fully masked row: every value -Inf; float64's softmax is NaN (exp(-inf - -inf)), its max -Inf.
-    auto c = prepared(*e, shape(rows, cols), Fill{FillKind::nonfinite, plant(*e, "a row of -Inf in x"), -1});
+    auto c = prepared(*e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(*e, "a row of -Inf in x"), -1});
     auto x = values(c, "x");
     for (int64_t j = 0; j < cols; ++j) EXPECT_EQ(x[size_t(mid * cols + j)], -INFINITY);
     EXPECT_TRUE(all_finite(x, 0, size_t(cols)));
@@ -109,7 +103,7 @@ TEST(RowsPlants, WholeRowsAndTheirFloat64Classes) {
     }
     // One kept value: the softmax is one-hot there, the max is that value.
     for (int64_t pos : {int64_t(-1), int64_t(5)}) {
-      auto k = prepared(*e, shape(rows, cols), Fill{FillKind::nonfinite, plant(*e, "a row of -Inf but one finite value in x"), pos});
+      auto k = prepared(*e, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(*e, "a row of -Inf but one finite value in x"), pos});
       auto xk = values(k, "x");
       const int64_t keep = pos < 0 ? cols - 1 : pos;
       EXPECT_EQ(nonfinite_cols(xk, mid, cols).size(), size_t(cols - 1));
@@ -122,13 +116,13 @@ TEST(RowsPlants, WholeRowsAndTheirFloat64Classes) {
     }
   }
   // A row of +Inf: softmax NaN (inf - inf), max +Inf; a row of NaN: NaN.
-  auto p = prepared(sm, shape(rows, cols), Fill{FillKind::nonfinite, plant(sm, "a row of +Inf in x"), -1});
+  auto p = prepared(sm, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(sm, "a row of +Inf in x"), -1});
   EXPECT_TRUE(std::isnan(sm.rig.reference(p)[0].want[size_t(mid * cols)]));
-  auto q = prepared(mx, shape(rows, cols), Fill{FillKind::nonfinite, plant(mx, "a row of NaN in x"), -1});
+  auto q = prepared(mx, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(mx, "a row of NaN in x"), -1});
   EXPECT_TRUE(std::isnan(mx.rig.reference(q)[0].want[mid]));
   // dot: all of w -Inf against signed x: NaN in every row.
   auto d = kc::rows::dot(DType::f32, DType::f32);
-  auto dw = prepared(d, shape(rows, cols), Fill{FillKind::nonfinite, plant(d, "a row of -Inf in w"), -1});
+  auto dw = prepared(d, shape(rows, cols), Fill{FillKind::nonfinite, plant_index(d, "a row of -Inf in w"), -1});
   for (double v : values(dw, "w")) EXPECT_EQ(v, -INFINITY);
   const auto yw = d.rig.reference(dw);  // held: a range-for over a temporary's element would dangle
   for (double v : yw[0].want) EXPECT_TRUE(std::isnan(v));
