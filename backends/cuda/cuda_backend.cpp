@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "backends/cuda/fence.hpp"
 #include "backends/cuda/launch_watch.hpp"
 #include "backends/cuda/launches.hpp"
 #include "backends/cuda/ref_f64.hpp"
@@ -70,6 +71,16 @@ class CudaBackend final : public Backend {
     if (e != cudaSuccess && pending_.empty()) pending_ = "cudaFree: " + cuda_error(e);
   }
 
+  // An input ending at an unmapped granule (fence.hpp): a read past it is cudaErrorIllegalAddress.
+  void* alloc_fenced(size_t size) override {
+    ready("alloc");
+    return fence_.ready(dev_) ? fence_.alloc(size) : nullptr;
+  }
+  void free_fenced(void* base) override {
+    if (hung_ || !lost_.empty()) return;  // as free(): the driver would wait on the kernel
+    fence_.free(base);
+  }
+
   void upload(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyHostToDevice, "upload"); }
   void download(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyDeviceToHost, "download"); }
 
@@ -104,6 +115,7 @@ class CudaBackend final : public Backend {
     cudaError_t e = cudaDeviceReset();
     ++generation_;
     live_.clear();
+    fence_.forget();
     stream_ = nullptr;
     pending_.clear();
     if (e != cudaSuccess) return "cudaDeviceReset: " + cuda_error(e);
@@ -216,6 +228,7 @@ class CudaBackend final : public Backend {
                   prop_.major, prop_.minor, prop_.multiProcessorCount, prop_.totalGlobalMem / 1073741824.0,
                   drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10, mode);
     device_ = buf;
+    device_ += fence_.ready(dev_) ? "; inputs end at unmapped memory" : "; inputs end at NaN guards (" + fence_.why() + ")";
   }
 
   void ready(const char* what) {
@@ -359,6 +372,7 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   uint64_t generation_ = 0;  // device resets so far
   std::unordered_set<void*> live_;  // allocations of the current generation
+  cuda::Fence fence_;               // inputs' fenced mappings
   std::string pending_;
   bool hung_ = false;        // a launch never returned: a reset would wait for it forever
   std::string hung_what_;

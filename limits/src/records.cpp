@@ -74,6 +74,23 @@ std::map<RecordKey, std::string> effective_records(const std::vector<RecordSet>&
   return out;
 }
 
+// The command as a header line: absolute paths under the working directory made relative to it, and
+// any other absolute path cut to its file name, so a records file names no machine's folders.
+static std::string portable_command(const std::string& command) {
+  std::istringstream in(command);
+  std::string out, tok;
+  const fs::path cwd = fs::current_path();
+  while (in >> tok) {
+    fs::path p(tok);
+    if (p.is_absolute()) {
+      auto rel = p.lexically_relative(cwd);
+      tok = !rel.empty() && *rel.begin() != ".." ? rel.string() : p.filename().string();
+    }
+    out += (out.empty() ? "" : " ") + tok;
+  }
+  return out;
+}
+
 std::string write_record_set(const std::string& dir, Release r, const std::map<RecordKey, std::string>& fresh,
                              const std::vector<std::string>& declared, const std::string& command) {
   std::error_code ec;
@@ -100,7 +117,7 @@ std::string write_record_set(const std::string& dir, Release r, const std::map<R
   std::ostringstream out;
   out << "# CUDA launch records for nvcc " << r.str() << ": "
       << (base ? "the base set (every launch on every SM)." : "only what this release compiles differently from the sets below it.")
-      << "\n# One RECORD line a launch and SM; fields in limits/README.md. Written by\n#   " << command
+      << "\n# One RECORD line a launch and SM; fields in limits/README.md. Written by\n#   " << portable_command(command)
       << "\n# Never edit by hand: re-derive with that command.\n";
   for (const auto& [k, v] : full) {
     if (!base) {

@@ -50,6 +50,16 @@ TEST(PlantedContract, AnIllegalAddressIsNamedAndTheEntriesAfterItRun) {
     EXPECT_EQ(v[0].rfind("ERROR ", 0), 0u) << v[0];
     EXPECT_NE(v[0].find("cudaErrorIllegalAddress"), std::string::npos) << v[0];
   }
+  // A read one element past x: a fault where the backend fences its inputs (its device line says),
+  // else the NaN guard after x reaches y (a class mismatch).
+  auto over = lines_with(out, "cuda test/overread_end/f32 gate1");
+  ASSERT_EQ(over.size(), 1u) << out;
+  if (!lines_with(out, "inputs end at unmapped memory").empty()) {
+    EXPECT_EQ(over[0].rfind("ERROR ", 0), 0u) << over[0];
+    EXPECT_NE(over[0].find("cudaErrorIllegalAddress"), std::string::npos) << over[0];
+  } else {
+    EXPECT_EQ(over[0].rfind("FAIL ", 0), 0u) << over[0];
+  }
   // The kernel that never returns is cut off at --timeout and named; the entry after it still runs.
   auto hang = lines_with(out, "cuda test/spin/f32 gate1");
   ASSERT_EQ(hang.size(), 1u) << out;
@@ -63,7 +73,7 @@ TEST(PlantedContract, AnIllegalAddressIsNamedAndTheEntriesAfterItRun) {
   EXPECT_EQ(lines_with(out, "RED    cuda rows/ctl_tail_drop_sum/f32 gate3").size(), 1u);
   auto s = lines_with(out, "SUMMARY backend=cuda");
   ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].rfind("SUMMARY backend=cuda kernels=3/6 known=0 controls=1/1 limit_problems=0 errors=", 0), 0u) << s[0];
+  EXPECT_EQ(s[0].rfind("SUMMARY backend=cuda kernels=3/7 known=0 controls=1/1 limit_problems=0 errors=", 0), 0u) << s[0];
   // Where the driver keeps the device from the faulted process, the run says it goes on elsewhere.
   if (!lines_with(out, "the device is lost").empty())
     EXPECT_FALSE(lines_with(out, "continue in a fresh process (pid").empty());

@@ -1,5 +1,5 @@
 // Test-only entries (not in kc_entries, so never in kernel-contract's run): a row sum that writes
-// to an illegal address, and one that never returns. backend_test runs each, then a served kernel
+// to an illegal address, one that reads one element past its input, and one that never returns. backend_test runs each, then a served kernel
 // after it, to show the fault or hang is reported by its CUDA name and the run goes on;
 // planted-contract runs the faults among served entries through the whole command line.
 #include "kernels/common/cuda_contract.hpp"
@@ -34,6 +34,24 @@ KC_KERNEL("test/illegal_address_again/f32", cuda) {
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"]); })
       .note("planted in tests/cuda: must fault with cudaErrorIllegalAddress")
       .launch([](const kc::Buffers& b) { kc_test_illegal_address<<<1, 32, 0, kc::cu::stream_of(b)>>>(b.out<float>("y")); });
+}
+
+__global__ void kc_test_overread(const float* x, float* y, int cols) {
+  // One element too many: x[cols] is the first byte after x's 256-byte end, where the backend's
+  // fence leaves memory unmapped.
+  float s = 0;
+  for (int c = 0; c <= cols; ++c) s += x[c];
+  y[0] = s;
+}
+
+KC_KERNEL("test/overread_end/f32", cuda) {
+  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
+      .served({{"rows", {1}}, {"cols", {64}}})
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"] + 1); })
+      .note("planted in tests/cuda: reads past x; must fault with cudaErrorIllegalAddress where inputs are fenced")
+      .launch([](const kc::Buffers& b) {
+        kc_test_overread<<<1, 1, 0, kc::cu::stream_of(b)>>>(b.in<float>("x"), b.out<float>("y"), 64);
+      });
 }
 
 KC_KERNEL("test/spin/f32", cuda) {

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
 
 #include "kc/limits/chips.hpp"
 #include "kc/limits/cuda_audit.hpp"
@@ -224,6 +225,24 @@ TEST(LimitsRecords, SetsPerReleaseOverlayAndDeltas) {
   }
   fs::remove_all(dir);
   EXPECT_THROW(read_record_sets(dir.string()), FormatError);
+}
+
+// The header's command names no machine's folders: paths under the working directory relative to
+// it, others by file name.
+TEST(LimitsRecords, HeaderCommandHasNoMachinePaths) {
+  const fs::path dir = fs::current_path() / ("kc_records_hdr_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string cmd = "/opt/somewhere/bin/kernel-contract-limits --write-records " + dir.string() + " " +
+                          (fs::current_path() / "bin" / "kernel-contract").string();
+  auto f = write_record_set(dir.string(), {13, 0}, {{{"a", "sm_90"}, "RECORD cuda a sm_90 regs=10 symbol=ka"}}, {"a"}, cmd);
+  std::ifstream in(f);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("#   kernel-contract-limits --write-records " + dir.filename().string() + " bin/kernel-contract\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("/opt/somewhere"), std::string::npos) << text;
+  EXPECT_EQ(text.find(fs::current_path().string()), std::string::npos) << text;
+  fs::remove_all(dir);
 }
 
 // Hand-built hostile headers (the fixture tests mutate real files too).

@@ -158,7 +158,7 @@ struct Rig {
   // each form at a ragged shape (Entry::picks).
   std::function<std::string(const Shape&)> pick;
   std::vector<std::string> plants;  // gate 1 cases, e.g. "NaN in x"; prepare reads Fill::plant
-  // Gate 1 at a shape of more than 2^24 elements (a projection's weights: a case costs seconds
+  // Gate 1 at a shape of more than 2^20 elements past the smallest (a case costs up to seconds
   // there) runs only the first this many plants, the single values at their default column; the
   // rest (positions, NaN bits, whole rows) run at the smaller shapes. -1: every plant everywhere.
   int plants_at_scale = -1;

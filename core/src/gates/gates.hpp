@@ -12,10 +12,14 @@
 namespace kc::detail {
 
 // Shapes of more than this many elements (the product of the dims) are a projection's weights of
-// hundreds of MB, where one case costs more than its kernel: gate 1 runs only the basic plants there
-// (Rig::plants_at_scale) and gate 2 its five runs at the extremes, not its pair at each gate 3 shape.
-// Every rows shape served is below it (8,192 x 128, 32 x 32,768 at most).
+// hundreds of MB, where one case costs more than its kernel: gate 2 runs only its five runs at the
+// extremes there, not its pair at each gate 3 shape.
 inline constexpr int64_t kLargeCase = int64_t(1) << 24;
+// Gate 1 runs every plant at the smallest shape and at shapes of up to this many elements (every
+// tile edge, each launch form's smallest shape, whole rows of up to 32,768 columns); above, only the
+// basic plants (Rig::plants_at_scale). The others test how a kernel treats a value, which a larger
+// shape of the same form does not change, and each costs a full case at prompt sizes.
+inline constexpr int64_t kAllPlantsCase = int64_t(1) << 20;
 
 // One gate's finding on one entry.
 struct Outcome {

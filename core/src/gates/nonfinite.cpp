@@ -79,11 +79,11 @@ Outcome gate_nonfinite(GateCtx& ctx) {
   for (const auto& s : ctx.entry.spec.tile_edge_shapes())
     if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
   shapes = form_extreme_shapes(ctx, std::move(shapes));
-  // Every plant at the smallest shape and at any up to kLargeCase elements; above, only the basic
-  // plants (Rig::plants_at_scale): the others test a kernel's handling of a value, not its size.
+  // Every plant at the smallest shape and at any up to kAllPlantsCase elements; above, only the
+  // basic plants (Rig::plants_at_scale): the others test a kernel's handling of a value, not its size.
   int64_t full = std::numeric_limits<int64_t>::max();
   for (const auto& s : shapes) full = std::min(full, s.elements());
-  full = std::max(full, kLargeCase);
+  full = std::max(full, kAllPlantsCase);
   int skipped = 0;
   for (const auto& s : shapes) {
     const int n = s.elements() > full && rig.plants_at_scale >= 0
