@@ -29,6 +29,7 @@
 #include "kernels/rows/argmax/argmax.cuh"
 #include "kernels/rows/dot/dot.cuh"
 #include "kernels/rows/geglu/geglu.cuh"
+#include "kernels/rows/layer_norm/layer_norm.cuh"
 #include "kernels/rows/max/max.cuh"
 #include "kernels/rows/rms_norm/rms_norm.cuh"
 #include "kernels/rows/softmax/softmax.cuh"
@@ -117,6 +118,12 @@ __global__ void fill_bf16(uint16_t* p, long n, unsigned seed) {
     float f = (float(h & 0xffffff) / float(1 << 24)) * 8.f - 4.f;
     p[i] = uint16_t(f32_to_bf16(f));
   }
+}
+
+// bf16 to fp32, exactly (the fp32 layer norm's inputs: the same values as the bf16 one's).
+__global__ void widen_bf16(const uint16_t* a, float* b, long n) {
+  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < n; i += long(gridDim.x) * blockDim.x)
+    b[i] = bf16_to_f32(a[i]);
 }
 
 // A plain copy with 16-byte loads, four in flight a thread, grid-stride: the copy a kernel of ours
@@ -267,6 +274,38 @@ static void bench_shape(long R, long C, int sms, size_t l2) {
     row("rms_norm/f32_out", "halves-store " + tag(reg_shape(C)), R, C, time_us([&](int i) {
           launch_rms_norm_vec<F32Halves>(x[i], w[i], (F32Halves*)y32[i], R, C, eps, st);
         }), X + W + n * 4.0);
+  }
+  if (g_all && C <= kMaxCols) {
+    // Layer norm, bf16 in and out and fp32 in and out (x, w, b widened from the bf16 ones); bytes:
+    // x, w and b read, y, mean and rstd written.
+    auto b16 = alloc_sets<uint16_t>(C);
+    auto x32 = alloc_sets<float>(n), w32 = alloc_sets<float>(C), b32 = alloc_sets<float>(C);
+    auto mean = alloc_sets<float>(R), rstd = alloc_sets<float>(R);
+    for (int i = 0; i < g_sets; ++i) {
+      fill_bf16<<<64, 256>>>(b16[i], C, 4 + 7 * i);
+      widen_bf16<<<1024, 256>>>(x[i], x32[i], n);
+      widen_bf16<<<64, 256>>>(w[i], w32[i], C);
+      widen_bf16<<<64, 256>>>(b16[i], b32[i], C);
+    }
+    CK(cudaDeviceSynchronize());
+    const float leps = 1e-5f;
+    // Its own row shapes (ln_shape: by rows and input type), served and forced.
+    auto sweep_ln = [&](const char* name, bool f32, double bytes, const std::function<void(int, int)>& f) {
+      auto shape = [&](int t) { return f32 ? ln_shape<true>(R, C, t) : ln_shape<false>(R, C, t); };
+      row(name, "served " + tag(shape(0)), R, C, time_us([&](int i) { f(i, 0); }), bytes);
+      for (int t : tprs)
+        if (t != shape(0).tpr && shape(t).vpt <= kMaxVpt)
+          row(name, tag(shape(t)), R, C, time_us([&](int i) { f(i, t); }), bytes);
+    };
+    sweep_ln("layer_norm/bf16", false, X + 2 * W + n * 2.0 + R * 8.0, [&](int i, int t) {
+      launch_layer_norm<false, Bf16Out>(x[i], w[i], b16[i], (Bf16Out*)y16[i], mean[i], rstd[i], R, C, leps, st, t);
+    });
+    sweep_ln("layer_norm/f32", true, 2 * X + 4 * W + n * 4.0 + R * 8.0, [&](int i, int t) {
+      launch_layer_norm<true, float>(x32[i], w32[i], b32[i], y32[i], mean[i], rstd[i], R, C, leps, st, t);
+    });
+    CK(cudaDeviceSynchronize());
+    for (auto* v : {&x32, &w32, &b32, &mean, &rstd}) for (auto* p : *v) CK(cudaFree(p));
+    for (auto* p : b16) CK(cudaFree(p));
   }
   if (g_all)
     row("rms_norm/tree_f32", "served", R, C,

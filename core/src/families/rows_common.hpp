@@ -123,5 +123,12 @@ double declared_ulps(const Case& c, const std::string& function, double fallback
 Interval fp32_step(const Interval& v, double ulps = 0.5);
 // sqrt on an interval, correctly rounded ends stepped outward.
 Interval iv_sqrt(const Interval& a);
+// The norms' shared steps: the spec's depth of its sums at the case's shape (cols, a plain chain,
+// where it says none); the spec's fp32 work after the sums (ops correctly rounded operations and
+// each declared function's ulps, an ulp up to 2u) as a relative error, 8 ops where it says none;
+// eps as a kernel may hold it (in double, or rounded to fp32 either way).
+double sums_depth(const Case& c);
+double after_sums_rel(const Case& c);
+Interval eps_range(double eps);
 
 }  // namespace kc::rows::detail

@@ -40,30 +40,12 @@ std::vector<double> squares_fill(Rng& r, int64_t cols, DType t, double need, int
   return v;
 }
 
-double depth_at(const Case& c) {
-  if (c.spec && c.spec->sums && c.spec->sums->depth) return c.spec->sums->depth(c.shape());
-  return static_cast<double>(c.shape()["cols"]);  // a plain chain, if the spec says nothing
-}
-
-// The fp32 work after the sums, as the spec counts it: ops correctly rounded operations and each
-// declared library function's ulps.
-double after_sums_rel(const Case& c) {
-  if (!c.spec || !c.spec->sums) return 8 * u32;
-  double ulps = 0;
-  for (const auto& u : c.spec->sums->ulps) ulps += u.ulps;
-  return (c.spec->sums->ops + 2 * ulps) * u32 * 1.01;  // an ulp is up to 2u; 1% for second-order terms
-}
-
 Interval square(const Interval& v) {
   if (v.nan) return v;
   if (v.lo <= 0 && v.hi >= 0) return Interval::of(0, std::max(v.lo * -v.lo, v.hi * v.hi)) * Interval::point(1);
   return v * v;
 }
 
-// eps as a kernel may hold it: in double or rounded to fp32 either way.
-Interval eps_range(double eps) {
-  return Interval::of(std::min(eps, double(to_f32(eps, Round::down))), std::max(eps, double(to_f32(eps, Round::up))));
-}
 }  // namespace
 
 // Whole rows: a masked row of x (NaN: inf / inf; +Inf is its mirror, a NaN row one NaN). w is a per-column scale, each output
@@ -203,7 +185,7 @@ Entry add_rms_norm(Residual form, double eps) {
       ex->hi.resize(n);
     }
     bool exact = c.fill().kind == FillKind::sums;
-    double g = exact ? 0 : gamma(depth_at(c));
+    double g = exact ? 0 : gamma(sums_depth(c));
     double after = after_sums_rel(c);
     Interval epsr = eps_range(eps);
     // Rows are independent: on every core, each chunk of rows with its own scratch.

@@ -2,10 +2,10 @@
 // Each function returns an Entry whose rig already builds inputs for every gate's fill, computes
 // the float64 reference and magnitudes, and replays the sums in fp16/bf16 for gate 4. A kernel's
 // contract adds its envelope, accumulation and launch. Dims are always "rows" and "cols"; buffers
-// are row-major, named as below. `in` is the element type of x (and w, g, u, r); `out` of y.
+// are row-major, named as below. `in` is the element type of x (and w, b, g, u, r); `out` of y.
 //
 // What the family does for each gate (core/src/families/rows_*.cpp):
-// - Gate 1: rig.plants is, for every operand X the formula reads (x and w; g and u; x, r and w),
+// - Gate 1: rig.plants is, for every operand X the formula reads (x and w; g and u; x, r and w; x, w, b),
 //   "NaN in X", "+Inf in X", "-Inf in X", "+Inf and -Inf in X" first (their indices keep their
 //   meaning), then NaN and -Inf at the first and the middle column, a negative NaN and a NaN with a
 //   payload (bits in X's type), and the whole rows the formula gives a meaning to (each function's
@@ -28,12 +28,22 @@
 //   Expected::exact_sums is false, and gate 4 keeps gamma(depth) in the bound).
 //   A 16-bit output of a norm moves by half its sum of squares' relative error, which a bf16 sum in
 //   32 lanes cannot make 100x its rounding: such specs must say .hidden(why); so must a softmax with
-//   a 16-bit output.
-// - Magnitudes: sum |terms| for sum and dot; |y| / 2 for rms_norm (dy/y = -dS/2S); y for softmax.
+//   a 16-bit output. layer_norm: half a row of squares' integers (over cols / 2), the other half
+//   their negatives, shuffled (a 0 at odd cols): the mean is exactly 0, x - mean exact and the
+//   squares' sum at most 2^24; a row is redrawn until every replay of its squares misses rstd's
+//   bound by 100x (rstd is an fp32 output, so a 16-bit y needs no .hidden).
+// - Magnitudes: sum |terms| for sum and dot; |y| / 2 for rms_norm (dy/y = -dS/2S); y for softmax;
+//   layer_norm: |(x - mean) rstd w| / 2 + rstd |w| sum|x| / n for y (through rstd and through the
+//   mean), sum|x| / n for mean, rstd / 2 for rstd.
 // - Rounding points (geglu, swiglu, add_rms_norm): Expected::lo/hi carry an interval through each
 //   fp32 step (one rounding, or the spec's .ulp("erff"/"expf", n): 2 ulps when it declares none; a
 //   constant such as M_SQRT1_2 may be held in fp32) and each bf16 rounding. add_rms_norm's y also
 //   takes the spec's depth (gamma, dropped at gate 4 where the sums are exact), ops and ulps.
+//   layer_norm's outputs are intervals around a two-pass fp32 kernel: mean = fp32(S / n), S within
+//   gamma(depth) sum|x| of sum x; (1/n) sum (x - mean)^2 = var + (mu - mean)^2 exactly, so the
+//   variance lies in [var, var + dmu^2], widened by gamma(depth) and each x - mean's rounding (never
+//   by squaring per-element intervals: their dependency would let a one-pass E[x^2] - E[x]^2 pass
+//   the offset fill); rstd and (x - mean) rstd w take the spec's ops and ulps, + b its own rounding.
 #pragma once
 #include "kc/spec.hpp"
 
@@ -47,6 +57,9 @@ Entry dot(DType in, DType out);
 Entry max(DType in, DType out);
 // y[r,c] = x[r,c] / sqrt(mean_c x^2 + eps) * w[c].             buffers: x, w [cols] in, y out
 Entry rms_norm(DType in, DType out, double eps = 1e-6);
+// y[r,c] = (x[r,c] - mean) * rstd * w[c] + b[c], rstd = 1 / sqrt(mean_c (x - mean)^2 + eps).
+//                        buffers: x, w, b [cols] in, y out, mean and rstd out (f32 [rows], per row)
+Entry layer_norm(DType in, DType out, double eps = 1e-5);
 // y[r,c] = exp(x[r,c] - max) / sum_c exp(x[r,c] - max).        buffers: x in, y out
 Entry softmax(DType in, DType out);
 // id[r] = lowest c with x[r,c] == max of the row; -1 for a row holding a NaN (stated rule).
