@@ -1,0 +1,36 @@
+// Gate 1 control (a read past an input): a row sum whose loop runs to c <= cols, one column too many.
+// Rows above the last read the next row's first value; the last row reads the element after x's
+// end, which lies in x's NaN guard (the padding to 256 bytes, where the backend ends x at unmapped
+// memory; the guard itself, where it cannot). The last row's sum is then NaN where float64's is
+// finite: a class mismatch at gate 1's first case (y[6] at 7 rows, whatever row 3's plant). The CPU
+// twin (rows/ctl_overread_end/f32 in controls/cpu/rows_overread_controls.cpp) reads the same element
+// and faults at gate 1's first launch instead, its x ending at a protected page.
+#include "../../../kernels/common/cuda_contract.hpp"
+#include "../common.cuh"
+
+__global__ void __launch_bounds__(256) kc_ctl_overread_end(const uint16_t* x, float* y, int rows, int cols) {
+  using namespace kc::cu;
+  const long row = long(blockIdx.x) * 8 + threadIdx.x / 32;
+  if (row >= rows) return;
+  float s = 0.f;
+  for (int c = threadIdx.x % 32; c <= cols; c += 32) s += bf16_to_f32(x[row * cols + c]);  // the planted fault
+  s = warp_all(s, Add());
+  if (threadIdx.x % 32 == 0) y[row] = s;
+}
+
+// Odd widths and fewer than 128 rows: x (2 bytes an element) never ends on a 256-byte boundary, so
+// the read past it always lands in the NaN padding, never on the unmapped granule (a fault).
+KC_CONTROL("rows/ctl_overread_end/f32", cuda) {
+  return kc::rows::sum(kc::DType::bf16, kc::DType::f32)
+      .served({{"rows", {7, 64}}, {"cols", {63, 255}}})
+      .range("cols", 1, 2)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"] / 32 + 1 + 5); })
+      .launches({"rows/ctl_overread_end/f32"})
+      .control(kc::Gate::nonfinite, kc::Why::class_mismatch)
+      .launch([](const kc::Buffers& b) {
+        const int rows = int(b.shape()["rows"]);
+        kc_ctl_overread_end<<<kc::cu::warp_rows_grid(rows), 256, 0, kc::cu::stream_of(b)>>>(
+            reinterpret_cast<const uint16_t*>(b.in<kc::bf16>("x")), b.out<float>("y"), rows, int(b.shape()["cols"]));
+      });
+}
+KC_CUDA_LAUNCH("rows/ctl_overread_end/f32", kc_ctl_overread_end, 256, 0);
