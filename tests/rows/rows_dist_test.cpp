@@ -13,12 +13,6 @@ using kc::DType;
 using kc::Fill;
 using kc::FillKind;
 
-Fill dist(const char* d) {
-  Fill f{FillKind::random};
-  f.dist = d;
-  return f;
-}
-
 double min_normal(DType t) { return t == DType::f16 ? 0x1p-14 : 0x1p-126; }
 
 TEST(RowsDist, FamiliesDeclareTheirFills) {

@@ -10,6 +10,12 @@
 namespace rows_test {
 
 inline kc::Shape shape(int64_t rows, int64_t cols) { return kc::Shape{{"rows", rows}, {"cols", cols}}; }
+// Gates 2 and 3's named distribution d (fills.hpp) as a case's fill.
+inline kc::Fill dist(const char* d) {
+  kc::Fill f;
+  f.dist = d;
+  return f;
+}
 
 // An entry with an envelope and fp32 sums (depth: a chain over cols), as a kernel would register it.
 inline kc::Entry with_sums(kc::Entry&& e, int ops = 0) {

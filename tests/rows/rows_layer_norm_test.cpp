@@ -16,12 +16,6 @@ using kc::DType;
 using kc::Fill;
 using kc::FillKind;
 
-Fill dist(const char* d) {
-  Fill f;
-  f.dist = d;
-  return f;
-}
-
 // Six fp32 ops after the sums (/ n, + eps, sqrt, 1 / ., * rstd, * w), sums a chain (with_sums).
 kc::Entry entry(DType in, DType out, double eps = 1e-5) { return with_sums(kc::rows::layer_norm(in, out, eps), 6); }
 
