@@ -74,14 +74,17 @@ bool Fence::ready(int device) {
 void* Fence::alloc(size_t size) {
   if (!ok_) return nullptr;
   const size_t usable = (size + granule_ - 1) / granule_ * granule_;
+  // The smallest spare mapping that holds it (the input goes at its end, so it still ends at the
+  // unmapped granule): after the first cases an input costs no driver call.
   Mapping m;
+  auto best = spare_.end();
   for (auto it = spare_.begin(); it != spare_.end(); ++it)
-    if (it->usable == usable) {
-      m = *it;
-      spare_bytes_ -= usable;
-      spare_.erase(it);
-      break;
-    }
+    if (it->usable >= usable && (best == spare_.end() || it->usable < best->usable)) best = it;
+  if (best != spare_.end()) {
+    m = *best;
+    spare_bytes_ -= m.usable;
+    spare_.erase(best);
+  }
   if (!m.va) {
     CUdeviceptr va = 0;
     CUmemGenericAllocationHandle h = 0;
@@ -104,7 +107,7 @@ void* Fence::alloc(size_t size) {
     m.handle = h;
     m.usable = usable;
   }
-  m.base = reinterpret_cast<void*>(m.va + (usable - size));
+  m.base = reinterpret_cast<void*>(m.va + (m.usable - size));
   live_.push_back(m);
   return m.base;
 }

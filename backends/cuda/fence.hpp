@@ -35,7 +35,7 @@ class Fence {
   int device_ = 0;
   size_t granule_ = 0;
   std::string why_;
-  std::vector<Mapping> live_, spare_;  // spare: kept for the next input of the same size
+  std::vector<Mapping> live_, spare_;  // spare: kept for the next inputs that fit
   size_t spare_bytes_ = 0;
   static constexpr size_t kSpareBytes = size_t(4) << 30;
 };

@@ -162,6 +162,12 @@ struct Rig {
   // there) runs only the first this many plants, the single values at their default column; the
   // rest (positions, NaN bits, whole rows) run at the smaller shapes. -1: every plant everywhere.
   int plants_at_scale = -1;
+  // Gate 1 at a tile edge or a mid shape (any but the two smallest of each launch form) runs only
+  // these plants: the single values at their default column, where a ragged tail puts them, and the
+  // whole rows, which a tail padded with a sentinel changes. The others (leading and middle columns,
+  // NaN bits) test how a kernel treats a value, which the smallest shapes of the form show. Empty:
+  // every plant at every shape up to 2^20 elements.
+  std::vector<int> plants_at_edges;
   // Gates 2 and 3: named value distributions the formula can be hurt by (e.g. "offset", "ties"),
   // run beside the spread fill at a few small shapes; prepare reads Fill::dist.
   std::vector<std::string> fills;

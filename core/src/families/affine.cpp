@@ -50,6 +50,13 @@ const std::vector<AffinePlant>& plant_list() {
   }();
   return list;
 }
+// Rig::plants_at_edges: today's eleven and the whole rows.
+std::vector<int> edge_plants() {
+  std::vector<int> v;
+  for (int i = 0; i < int(plant_list().size()); ++i)
+    if (i < 11 || plants::whole_row(plant_list()[size_t(i)].p.kind)) v.push_back(i);
+  return v;
+}
 std::vector<std::string> plant_names() {
   std::vector<std::string> n;
   for (const auto& p : plant_list()) n.push_back(p.label.empty() ? plants::name(p.p) : p.label);
@@ -361,6 +368,7 @@ Entry projection(int bits, int group, DType out) {
   e.rig.simulate = simulate;
   e.rig.plants = plant_names();
   e.rig.plants_at_scale = 11;  // today's eleven (plant_list): x's four, s's and b's three, s with b
+  e.rig.plants_at_edges = edge_plants();
   e.rig.fills = kFills;
   return e;
 }

@@ -222,8 +222,7 @@ Entry projection(DType out) {
   e.rig.prepare = [out](Case& c) { prepare(c, out); };
   e.rig.reference = reference;
   e.rig.simulate = simulate;
-  e.rig.plants = plants::names(plant_list());
-  e.rig.plants_at_scale = plants::leading_basic(plant_list());
+  plants::set(e.rig, plant_list());
   e.rig.fills = kFills;
   return e;
 }

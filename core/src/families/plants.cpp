@@ -38,15 +38,27 @@ std::vector<Plant> extras(const std::vector<Operand>& operands) {
   return p;
 }
 
+static bool basic(const Plant& x) {
+  return x.at == At::last && (x.kind == Kind::nan || x.kind == Kind::pinf || x.kind == Kind::ninf || x.kind == Kind::both);
+}
+
 int leading_basic(const std::vector<Plant>& p) {
   int n = 0;
-  for (const auto& x : p) {
-    const bool basic = x.at == At::last && (x.kind == Kind::nan || x.kind == Kind::pinf || x.kind == Kind::ninf ||
-                                            x.kind == Kind::both);
-    if (!basic) break;
-    ++n;
-  }
+  while (n < int(p.size()) && basic(p[size_t(n)])) ++n;
   return n;
+}
+
+std::vector<int> at_edges(const std::vector<Plant>& p) {
+  std::vector<int> v;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (basic(p[i]) || whole_row(p[i].kind)) v.push_back(int(i));
+  return v;
+}
+
+void set(Rig& rig, const std::vector<Plant>& p) {
+  rig.plants = names(p);
+  rig.plants_at_scale = leading_basic(p);
+  rig.plants_at_edges = at_edges(p);
 }
 
 std::string name(const Plant& p) {

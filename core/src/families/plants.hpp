@@ -53,6 +53,10 @@ std::vector<Plant> extras(const std::vector<Operand>& operands);
 std::vector<std::string> names(const std::vector<Plant>& p);
 // How many plants lead p that are today's four at their default column (Rig::plants_at_scale).
 int leading_basic(const std::vector<Plant>& p);
+// The indices of p's single values at the last column and its whole rows (Rig::plants_at_edges).
+std::vector<int> at_edges(const std::vector<Plant>& p);
+// Rig::plants, plants_at_scale and plants_at_edges from one list.
+void set(Rig& rig, const std::vector<Plant>& p);
 std::string name(const Plant& p);
 // The plant Fill::plant names; throws Error (naming `family`) when there is none.
 const Plant& at(const std::vector<Plant>& p, int plant, const char* family);

@@ -34,8 +34,7 @@ Entry glu(const Glu& f) {
   // both signs, tiny values (the curve near 0), magnitudes from 2^-30 to 2^30 (exp and erf saturate).
   static const std::vector<Plant> ops = plants::standard({{"g", plants::kNoRows}, {"u", plants::kNoRows}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kZeros, fills::kTiny, fills::kRange};
   e.rig.prepare = [](Case& c) {
     Dims d = dims_of(c);

@@ -57,8 +57,7 @@ Entry layer_norm(DType in, DType out, double eps) {
   static const std::vector<Plant> ops =
       plants::standard({{"x", plants::kMaskRow}, {"w", plants::kNoRows}, {"b", plants::kNoRows}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kTiny, fills::kOffset, fills::kRange};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);

@@ -63,8 +63,7 @@ Expected row_expected(const std::string& name, std::vector<double> want, std::ve
 Entry sum(DType in, DType out) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kMaskRow}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kRange, fills::kZeros, fills::kSubnormal, fills::kOffset};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);
@@ -108,8 +107,7 @@ Entry sum(DType in, DType out) {
 Entry dot(DType in, DType out) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kMaskRow}, {"w", plants::kMaskRow}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kRange};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);
@@ -190,8 +188,7 @@ Entry dot(DType in, DType out) {
 Entry max(DType in, DType out) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kTies, fills::kSign, fills::kZeros, fills::kRange, fills::kSubnormal};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);

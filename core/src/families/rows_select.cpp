@@ -81,8 +81,7 @@ bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) ||
 Entry argmax(DType in) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = kSelectFills;
   e.rig.prepare = [in](Case& c) {
     Dims d = dims_of(c);
@@ -117,8 +116,7 @@ Entry topk(DType in, int k) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   if (k < 1) throw Error(fmt::format("rows::topk: k = {} must be at least 1", k));
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = kSelectFills;
   e.rig.prepare = [in, k](Case& c) {
     Dims d = dims_of(c);

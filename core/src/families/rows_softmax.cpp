@@ -82,8 +82,7 @@ StallRow stall_row(int64_t n) {
 Entry softmax(DType in, DType out) {
   static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
   Entry e;
-  e.rig.plants = plants::names(ops);
-  e.rig.plants_at_scale = plants::leading_basic(ops);
+  plants::set(e.rig, ops);
   e.rig.fills = {fills::kOffset, fills::kTies, fills::kSign};
   e.rig.prepare = [in, out](Case& c) {
     Dims d = dims_of(c);

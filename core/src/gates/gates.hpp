@@ -15,10 +15,10 @@ namespace kc::detail {
 // hundreds of MB, where one case costs more than its kernel: gate 2 runs only its five runs at the
 // extremes there, not its pair at each gate 3 shape.
 inline constexpr int64_t kLargeCase = int64_t(1) << 24;
-// Gate 1 runs every plant at the smallest shape and at shapes of up to this many elements (every
-// tile edge, each launch form's smallest shape, whole rows of up to 32,768 columns); above, only the
-// basic plants (Rig::plants_at_scale). The others test how a kernel treats a value, which a larger
-// shape of the same form does not change, and each costs a full case at prompt sizes.
+// Gate 1 runs every plant at the two smallest shapes of each launch form, the single values at the last
+// column and the whole rows (Rig::plants_at_edges) at its other shapes of up to this many elements
+// past the smallest (tile edges, whole rows of up to 32,768 columns); above, only the single values
+// (Rig::plants_at_scale): a case costs up to seconds at prompt sizes.
 inline constexpr int64_t kAllPlantsCase = int64_t(1) << 20;
 
 // One gate's finding on one entry.
@@ -41,6 +41,9 @@ struct LaunchWatch {
   // Distinct problems in the order found, each with the shape of its first run.
   std::vector<std::pair<std::string, std::string>> problems;
   int problem_runs = 0;
+  // Launches on a stream other than the harness's, likewise (an error: the run raced its checks).
+  std::vector<std::pair<std::string, std::string>> streams;
+  int stream_runs = 0;
 };
 
 struct GateCtx {

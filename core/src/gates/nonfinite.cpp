@@ -79,25 +79,47 @@ Outcome gate_nonfinite(GateCtx& ctx) {
   for (const auto& s : ctx.entry.spec.tile_edge_shapes())
     if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
   shapes = form_extreme_shapes(ctx, std::move(shapes));
-  // Every plant at the smallest shape and at any up to kAllPlantsCase elements; above, only the
-  // basic plants (Rig::plants_at_scale): the others test a kernel's handling of a value, not its size.
-  int64_t full = std::numeric_limits<int64_t>::max();
-  for (const auto& s : shapes) full = std::min(full, s.elements());
-  full = std::max(full, kAllPlantsCase);
+  // Which plants each shape gets (Rig::plants_at_edges, plants_at_scale): every plant at the two
+  // smallest shapes of each launch form (the smallest is often one column, where first, middle and
+  // last are one value and a whole row is a single plant); the single values at the last column and
+  // the whole rows at its other shapes; above kAllPlantsCase elements, the single values alone.
+  if (shapes.empty()) throw Error(ctx.entry.spec.name + ": gate 1 has no shape");
+  std::vector<size_t> order(shapes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return shapes[a].elements() < shapes[b].elements(); });
+  const int64_t full = std::max(shapes[order[0]].elements(), kAllPlantsCase);
+  std::map<std::string, int> form_seen;  // form -> shapes of it given every plant
+  std::vector<std::vector<int>> runs(shapes.size());
+  std::vector<int> all(rig.plants.size());
+  for (size_t p = 0; p < all.size(); ++p) all[p] = int(p);
+  for (size_t i : order) {
+    if (shapes[i].elements() > full && rig.plants_at_scale >= 0) {
+      for (int p = 0; p < std::min(rig.plants_at_scale, int(all.size())); ++p) runs[i].push_back(p);
+      continue;
+    }
+    const std::string form = rig.pick ? rig.pick(shapes[i]) : "";
+    if (form_seen[form] < 2) {
+      ++form_seen[form];
+      runs[i] = all;
+    } else if (!rig.plants_at_edges.empty()) {
+      for (int p : rig.plants_at_edges)
+        if (p >= 0 && p < int(all.size())) runs[i].push_back(p);
+    } else {
+      runs[i] = all;
+    }
+  }
   int skipped = 0;
-  for (const auto& s : shapes) {
-    const int n = s.elements() > full && rig.plants_at_scale >= 0
-                      ? std::min(rig.plants_at_scale, int(rig.plants.size()))
-                      : int(rig.plants.size());
-    skipped += int(rig.plants.size()) - n;
-    for (int p = 0; p < n; ++p) {
-      Outcome o = check_nonfinite(ctx, s, Fill{FillKind::nonfinite, p, -1});
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    skipped += int(all.size()) - int(runs[i].size());
+    for (int p : runs[i]) {
+      Outcome o = check_nonfinite(ctx, shapes[i], Fill{FillKind::nonfinite, p, -1});
       if (o.failed) return o;
     }
   }
   Outcome o;
   o.detail = fmt::format("{} plants at {} shapes{}{}", rig.plants.size(), shapes.size(),
-                         skipped ? fmt::format(" ({} cases left to the smaller shapes)", skipped) : "",
+                         skipped ? fmt::format(" ({} cases left to each form's two smallest shapes)", skipped) : "",
                          rig.rule ? fmt::format(", stated rule: {}", ctx.entry.spec.rule) : ", classes equal float64's");
   return o;
 }
