@@ -4,9 +4,17 @@ include(CMakePackageConfigHelpers)
 foreach(t core backends limits main)
   set_target_properties(kc_${t} PROPERTIES EXPORT_NAME ${t})
 endforeach()
-install(TARGETS kc_core kc_backends kc_limits kc_main EXPORT KernelContractTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The gate 5 tool too (KernelContract::limits_tool), so an outside project writes its own records
+# from its own binary (kc_add_contract's <target>_records).
+set_target_properties(kernel-contract-limits PROPERTIES EXPORT_NAME limits_tool)
+install(TARGETS kc_core kc_backends kc_limits kc_main kernel-contract-limits EXPORT KernelContractTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core/include/kc limits/include/kc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(KC_HAVE_CUDA)
+  install(FILES backends/cuda/include/kc/cuda.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
+  target_include_directories(kc_backends PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endif()
+
 install(FILES backends/factories.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/backends)
 install(EXPORT KernelContractTargets NAMESPACE KernelContract:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/KernelContract)
 configure_package_config_file(cmake/KernelContractConfig.cmake.in
@@ -16,4 +24,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/KernelContractConfi
   COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/KernelContractConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/KernelContractConfigVersion.cmake
+              cmake/KernelContractFunctions.cmake cmake/KernelContractDiscover.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/KernelContract)

@@ -14,7 +14,7 @@
 
 #include "backends/cuda/fence.hpp"
 #include "backends/cuda/launch_watch.hpp"
-#include "backends/cuda/launches.hpp"
+#include "kc/cuda.hpp"
 #include "backends/cuda/ref_f64.hpp"
 #include "backends/cuda/upstream.hpp"
 #include "backends/factories.hpp"
@@ -149,7 +149,7 @@ class CudaBackend final : public Backend {
   bool watches() const override { return true; }
   std::string watch() override {
     probe();
-    return !absent_.empty() ? absent_ : !lost().empty() ? lost() : cuda::watch_launches();
+    return !absent_.empty() ? absent_ : !lost().empty() ? lost() : cuda::watch_launches(stream_);
   }
   std::vector<SeenLaunch> seen() override {
     std::vector<SeenLaunch> v = cuda::seen_launches();

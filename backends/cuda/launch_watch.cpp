@@ -7,12 +7,13 @@
 #include <cupti.h>  // with generated_cuda_meta.h: the launch calls' parameters
 #include <cxxabi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <tuple>
 #include <unordered_map>
 
-#include "backends/cuda/launches.hpp"
+#include "kc/cuda.hpp"
 
 namespace kc::cuda {
 
@@ -22,12 +23,14 @@ struct Raw {
   std::string name;  // as the driver names the function (mangled)
   int threads;
   size_t dyn_smem;
+  std::string stream;  // "" on the watched stream, else which (SeenLaunch::stream)
   bool operator==(const Raw&) const = default;
 };
 
 struct Watch {
   std::mutex m;
   bool on = false;
+  CUstream stream = nullptr;  // the harness's: a launch on any other is reported
   std::vector<Raw> raw;
   std::string broken;  // why the subscription failed, for good
   bool subscribed = false;
@@ -48,27 +51,46 @@ std::string demangle(const char* s) {
   return out;
 }
 
+// A launch's stream in words, "" where it is the harness's. The _ptsz calls are the per-thread
+// default stream's spellings (nvcc --default-stream per-thread): 0 there means that stream.
+std::string stream_words(CUstream s, CUstream ours, bool ptsz) {
+  if (s == ours && s != nullptr) return "";
+  if (s == CU_STREAM_PER_THREAD || (s == nullptr && ptsz)) return "the per-thread default stream";
+  if (s == nullptr || s == CU_STREAM_LEGACY) return "the legacy default stream";
+  char b[64];
+  std::snprintf(b, sizeof b, "stream %p", static_cast<void*>(s));
+  return b;
+}
+
 void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_ENTER) return;
   unsigned bx = 0, by = 0, bz = 0, smem = 0;
+  CUstream stream = nullptr;
+  const bool ptsz = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                    id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+                    id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
   switch (id) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
       const auto* p = static_cast<const cuLaunchKernel_params*>(d->functionParams);
-      std::tie(bx, by, bz, smem) = std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+      std::tie(bx, by, bz, smem, stream) =
+          std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes, p->hStream);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
       const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(d->functionParams);
-      std::tie(bx, by, bz, smem) = std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+      std::tie(bx, by, bz, smem, stream) =
+          std::make_tuple(p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes, p->hStream);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
       const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(d->functionParams)->config;
-      if (c) std::tie(bx, by, bz, smem) = std::make_tuple(c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes);
+      if (c)
+        std::tie(bx, by, bz, smem, stream) =
+            std::make_tuple(c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes, c->hStream);
       break;
     }
     default:
@@ -77,7 +99,8 @@ void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
   Watch& w = state();
   std::lock_guard<std::mutex> l(w.m);
   if (!w.on) return;
-  Raw r{d->symbolName ? d->symbolName : "(a function the driver does not name)", int(bx * by * bz), size_t(smem)};
+  Raw r{d->symbolName ? d->symbolName : "(a function the driver does not name)", int(bx * by * bz), size_t(smem),
+        stream_words(stream, w.stream, ptsz)};
   for (const Raw& x : w.raw)
     if (x == r) return;
   w.raw.push_back(std::move(r));
@@ -114,10 +137,11 @@ std::string subscribe(Watch& w) {
 
 }  // namespace
 
-std::string watch_launches() {
+std::string watch_launches(void* stream) {
   Watch& w = state();
   std::lock_guard<std::mutex> l(w.m);
   if (std::string why = subscribe(w); !why.empty()) return why;
+  w.stream = static_cast<CUstream>(stream);
   w.raw.clear();
   w.on = true;
   return "";
@@ -133,7 +157,7 @@ std::vector<SeenLaunch> seen_launches() {
   }
   std::vector<SeenLaunch> out;
   for (const Raw& r : raw) {
-    SeenLaunch s{demangle(r.name.c_str()), r.threads, r.dyn_smem, {}};
+    SeenLaunch s{demangle(r.name.c_str()), r.threads, r.dyn_smem, {}, r.stream};
     if (const auto it = w.records.find(s.symbol); it != w.records.end()) s.records = it->second;
     out.push_back(std::move(s));
   }

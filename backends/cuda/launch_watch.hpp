@@ -11,8 +11,9 @@
 namespace kc::cuda {
 
 // Starts a record of launches: "" or why launches cannot be watched in this process (CUPTI's own
-// words, e.g. another tool such as a profiler already holds its callbacks).
-std::string watch_launches();
+// words, e.g. another tool such as a profiler already holds its callbacks). A launch on any stream
+// but `stream` (the harness's) is seen with that stream named.
+std::string watch_launches(void* stream);
 // Ends the record: each distinct function and block launched since, with the records that register
 // the function.
 std::vector<SeenLaunch> seen_launches();

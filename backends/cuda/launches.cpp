@@ -1,5 +1,5 @@
-// The launch-name -> kernel-function table KC_CUDA_LAUNCH fills (see launches.hpp).
-#include "backends/cuda/launches.hpp"
+// The launch-name -> kernel-function table KC_CUDA_LAUNCH fills (kc/cuda.hpp).
+#include "kc/cuda.hpp"
 
 namespace kc::cuda {
 

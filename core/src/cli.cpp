@@ -41,7 +41,7 @@ static void list_entries(const RunOptions& opt, const std::vector<Backend*>& bac
   for (auto* b : backends) {
     if (!opt.backend.empty() && opt.backend != b->name()) continue;
     for (const auto& reg : registry()) {
-      if (reg.backend != b->name() || reg.name.find(opt.only) == std::string::npos) continue;
+      if (reg.backend != b->name() || !detail::selected(reg.name, opt.only, opt.exact)) continue;
       ++matched;
       try {
         Entry e = build(reg);
@@ -90,6 +90,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   bool list = false, no_limits = false;
   std::string seed_text;
   app.add_option("--only", opt.only, "run the entries (and gate 5 launches) whose name holds TEXT");
+  app.add_flag("--exact", opt.exact, "--only names one entry: its whole name, not a part of it");
   app.add_flag("--list", list, "list the matching entries and exit");
   app.add_option("--backend", opt.backend, "run one backend: cpu, cuda, hip, xpu, metal");
   app.add_option("--seed", seed_text, "seed of every input (decimal or 0x hex); the run prints it");

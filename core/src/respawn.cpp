@@ -165,6 +165,7 @@ std::vector<std::string> child_args(const RunOptions& opt, const std::string& ba
                              "--resume-at=" + at,
                              fmt::format("--stream-fd={}", stream_fd)};
   if (!opt.only.empty()) a.push_back("--only=" + opt.only);  // CLI11 takes no empty value
+  if (opt.exact) a.push_back("--exact");
   if (opt.repro) a.push_back("--repro");
   if (opt.cpu_references) a.push_back("--cpu-references");
   return a;
@@ -335,7 +336,7 @@ int run_resumed(const RunOptions& opt, Backend& b, const std::string& at, int fd
   last_words_to(fd);  // a fatal signal says which, where, before this process ends
   Stream st(f);
   std::vector<Reporter*> reps{&st};
-  const auto sel = selection(b.name(), opt.only);
+  const auto sel = selection(b.name(), opt.only, opt.exact);
   size_t i = 0;
   while (i < sel.size() && sel[i]->name != at) ++i;
   auto trouble = [&](const std::string& what) {

@@ -14,7 +14,9 @@ namespace kc::detail {
 
 // The registered entries of a backend whose names hold `only`, in registration order (the same in
 // every process of one executable).
-std::vector<const Registration*> selection(const std::string& backend, const std::string& only);
+std::vector<const Registration*> selection(const std::string& backend, const std::string& only, bool exact = false);
+// Whether an entry's name passes --only (a substring, or with --exact the whole name).
+bool selected(const std::string& name, const std::string& only, bool exact);
 // One entry's verdicts into its backend's SUMMARY counts.
 void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& evs);
 

@@ -35,11 +35,11 @@ Status detail::judge(const Spec& s, Gate g, const Outcome& o, std::string& detai
   if (s.control) {
     // A planted bug may show at more gates than the one it was built for, the stronger the gates
     // the likelier: that is shown (ALSO) and not held against it. Its own gate must still fail
-    // for its reason, and a fault or hang elsewhere is still an error.
+    // for its reason, and a fault, a hang or a wrong stream elsewhere is still an error.
     if (g != *s.control_gate) {
       if (!o.applies) return Status::na;
       if (!o.failed) return Status::pass;
-      if (o.why == Why::fault || o.why == Why::hang) return Status::error;
+      if (o.why == Why::fault || o.why == Why::hang || o.why == Why::stream) return Status::error;
       detail = "also caught here, besides the gate it was built for: " + o.detail;
       return Status::also;
     }
@@ -61,7 +61,8 @@ Status detail::judge(const Spec& s, Gate g, const Outcome& o, std::string& detai
     detail = fmt::format("the known finding '{}' no longer fails: remove the entry from the spec", k->what);
     return Status::fixed;
   }
-  if (o.failed && (o.why == Why::fault || o.why == Why::hang)) return Status::error;
+  // A fault, a hang, or a launch racing the harness on another stream: the run proves nothing.
+  if (o.failed && (o.why == Why::fault || o.why == Why::hang || o.why == Why::stream)) return Status::error;
   return o.failed ? Status::fail : Status::pass;
 }
 
@@ -205,10 +206,14 @@ void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& ev
   }
 }
 
-std::vector<const Registration*> selection(const std::string& backend, const std::string& only) {
+bool selected(const std::string& name, const std::string& only, bool exact) {
+  return exact ? name == only : name.find(only) != std::string::npos;
+}
+
+std::vector<const Registration*> selection(const std::string& backend, const std::string& only, bool exact) {
   std::vector<const Registration*> sel;
   for (const auto& reg : registry())
-    if (reg.backend == backend && reg.name.find(only) != std::string::npos) sel.push_back(&reg);
+    if (reg.backend == backend && selected(reg.name, only, exact)) sel.push_back(&reg);
   return sel;
 }
 
@@ -289,7 +294,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
   detail::Progress progress{opt.progress};
   for (auto* b : backends)
     if ((opt.backend.empty() || opt.backend == b->name()) && b->absent().empty())
-      progress.total += int(detail::selection(b->name(), opt.only).size());
+      progress.total += int(detail::selection(b->name(), opt.only, opt.exact).size());
   bool backend_seen = opt.backend.empty();
   for (auto* b : backends) {
     if (!opt.backend.empty() && opt.backend != b->name()) continue;
@@ -302,7 +307,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       ++s.errors;  // asked for by name, and it cannot run here
       note(reps, s.backend, fmt::format("--backend {} was asked for, but it is absent: {}", s.backend, s.absent));
     }
-    const auto sel = detail::selection(s.backend, opt.only);
+    const auto sel = detail::selection(s.backend, opt.only, opt.exact);
     matched += int(sel.size());
     RefDeviceScope refs(s.absent.empty() && !sel.empty() ? reference_device(*b, opt, reps) : nullptr);
     bool lost_noted = false;

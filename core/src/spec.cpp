@@ -22,6 +22,7 @@ const char* why_name(Why w) {
     case Why::hang: return "hang";
     case Why::limit: return "limit";
     case Why::launch: return "launch";
+    case Why::stream: return "stream";
   }
   return "?";
 }

@@ -1,19 +1,17 @@
-// Host glue every CUDA contract (.cu beside a kernel) uses: the launch registry, the stream, and
-// checks that turn a bad buffer (misaligned for 16-byte loads, a width off the kernel's step) into
-// a clear kc::Error instead of a fault.
+// Host glue the served CUDA contracts (.cu beside a kernel) share: the public CUDA API (kc/cuda.hpp:
+// launch records, the stream), the served envelopes, and checks that turn a bad buffer (misaligned
+// for 16-byte loads, a width off the kernel's step) into a clear kc::Error instead of a fault.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstdint>
 #include <string>
 
-#include "../../backends/cuda/launches.hpp"
+#include "kc/cuda.hpp"
 #include "kc/families/rows.hpp"
 #include "kc/registry.hpp"
 
 namespace kc::cu {
 
-inline cudaStream_t stream_of(const kc::Buffers& b) { return static_cast<cudaStream_t>(b.stream()); }
+inline cudaStream_t stream_of(const kc::Buffers& b) { return kc::cuda::stream(b); }
 
 // Every named buffer must start on a 16-byte boundary for the vector forms.
 inline void need_aligned16(const kc::Buffers& b, std::initializer_list<const char*> names) {

@@ -9,15 +9,10 @@
 #include <sstream>
 
 #include "kc/limits/error.hpp"
+#include "kc/limits/paths.hpp"
 #include "kc/limits/planted.hpp"
 #include "kc/limits/text.hpp"
 
-#ifndef KC_HIP_RECORDS_DIR
-#define KC_HIP_RECORDS_DIR "records/hip"
-#endif
-#ifndef KC_HIP_OBJECTS_DIR
-#define KC_HIP_OBJECTS_DIR "hsaco"
-#endif
 
 namespace kc::limits::hip {
 
@@ -140,12 +135,16 @@ std::vector<HipRecord> derive_records(const std::vector<HipLaunch>& launches, co
   return out;
 }
 
-// $KC_HIP_RECORDS where set (a binary run away from its checkout), as $KC_CUDA_RECORDS for CUDA.
+// $KC_HIP_RECORDS and $KC_HIP_OBJECTS where set, else the paths file's (kc/limits/paths.hpp), as
+// for CUDA; else the folders of that name under the working directory.
 std::string default_records_dir() {
-  if (const char* e = std::getenv("KC_HIP_RECORDS"); e && *e) return e;
-  return KC_HIP_RECORDS_DIR;
+  std::string d = contract_path("hip-records");
+  return d.empty() ? "records/hip" : d;
 }
-std::string default_objects_dir() { return KC_HIP_OBJECTS_DIR; }
+std::string default_objects_dir() {
+  std::string d = contract_path("hip-objects");
+  return d.empty() ? "hsaco" : d;
+}
 
 std::string records_file_for(const std::string& dir, const std::string& compiler, std::string& note) {
   // Sets are named clang-<major>.txt; a code object is checked against the newest at or below its own.

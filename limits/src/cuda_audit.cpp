@@ -8,24 +8,26 @@
 #include <sstream>
 
 #include "kc/limits/error.hpp"
+#include "kc/limits/paths.hpp"
 
-#ifndef KC_SOURCE_DIR
-#define KC_SOURCE_DIR "."
-#endif
 #ifndef KC_BUILD_CUDA_SMS
 #define KC_BUILD_CUDA_SMS ""
-#endif
-#ifndef KC_LIMITS_TOOL
-#define KC_LIMITS_TOOL "kernel-contract-limits"
 #endif
 
 namespace kc::limits {
 
 namespace fs = std::filesystem;
 
-std::string default_records_dir() {
-  if (const char* e = std::getenv("KC_CUDA_RECORDS"); e && *e) return e;
-  return std::string(KC_SOURCE_DIR) + "/records/cuda";
+std::string default_records_dir() { return contract_path("cuda-records"); }
+
+std::string limits_tool() {
+  if (std::string t = contract_path("limits-tool"); !t.empty()) return t;
+  // Beside the contract binary (a build's bin/, an install prefix's), else found on PATH.
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(self.parent_path() / "kernel-contract-limits", ec))
+    return (self.parent_path() / "kernel-contract-limits").string();
+  return "kernel-contract-limits";
 }
 
 bool build_has_cuda() {
@@ -164,22 +166,13 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     auto self = fs::read_symlink("/proc/self/exe", ec);
     shown.push_back(ec ? "/proc/self/exe" : self.string());
   }
-  // Which SMs.
-  std::vector<int> sms = cfg.sms;
-  if (sms.empty()) sms = cfg.binaries.empty() ? build_sms() : std::vector<int>{};
-  if (sms.empty())
-    for (const auto& c : chips) sms.push_back(c.sm);
-  std::vector<const CudaChip*> audited;
-  for (int sm : sms) {
-    const CudaChip* c = find_cuda_chip(chips, sm);
-    if (!c) res.errors.push_back("sm_" + std::to_string(sm) + " is not in the chip table (limits/chips/cuda.tsv)");
-    else audited.push_back(c);
-  }
 
   const std::string records_dir = cfg.records_dir.empty() ? default_records_dir() : cfg.records_dir;
+  const bool no_records = records_dir.empty();
   std::vector<std::string> lpaths = cfg.launch_paths.empty() ? default_launch_paths() : cfg.launch_paths;
   {
-    std::string cmd = (cfg.tool.empty() ? std::string(KC_LIMITS_TOOL) : cfg.tool) + " --write-records " + records_dir;
+    std::string cmd = (cfg.tool.empty() ? limits_tool() : cfg.tool) + " --write-records " +
+                      (no_records ? std::string("<records folder>") : records_dir);
     if (!cfg.launch_paths.empty())
       for (const auto& p : cfg.launch_paths) cmd += " --launches " + p;
     if (!cfg.sms.empty()) {
@@ -257,6 +250,32 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     return a;
   }
 
+  // Which SMs: those asked for, else those the binaries hold images for (an outside project's build
+  // serves the SMs it compiled for, whatever this library was built for), said beside the served
+  // chips they lack; with no image at all, this build's own list.
+  std::vector<int> sms = cfg.sms;
+  if (sms.empty()) {
+    std::set<int> held, unserved;
+    for (const auto& im : images) (find_cuda_chip(chips, im.cubin.sm) ? held : unserved).insert(im.cubin.sm);
+    sms.assign(held.begin(), held.end());
+    for (int sm : unserved)
+      res.notes.push_back("cuda: images for sm_" + std::to_string(sm) + " in" + quote_args(shown) +
+                          ", a chip the table does not serve: not audited");
+    std::string lacking;
+    for (const auto& c : chips)
+      if (!held.count(c.sm)) lacking += (lacking.empty() ? "" : " ") + c.name;
+    if (!held.empty() && !lacking.empty())
+      res.notes.push_back("cuda: no image for " + lacking + " (served chips of limits/chips/cuda.tsv) in" + quote_args(shown) +
+                          ": not audited there; compile for them to serve them (--sm names SMs an image must hold)");
+    if (sms.empty()) sms = build_sms();
+  }
+  std::vector<const CudaChip*> audited;
+  for (int sm : sms) {
+    const CudaChip* c = find_cuda_chip(chips, sm);
+    if (!c) res.errors.push_back("sm_" + std::to_string(sm) + " is not in the chip table (limits/chips/cuda.tsv)");
+    else audited.push_back(c);
+  }
+
   a.image_list = std::move(images);
   const auto& imgs = a.image_list;
   // Kernels by SM.
@@ -273,6 +292,11 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     }
 
   std::vector<RecordSet> sets;
+  if (compare_records && !launches.empty() && no_records) {
+    res.errors.push_back("cuda: no records folder for these launches: set KC_CUDA_RECORDS, or add `cuda-records <folder>` to " +
+                         paths_file() + " (kc_add_contract writes it); then write the records with " + a.regen);
+    compare_records = false;
+  }
   if (compare_records && !launches.empty()) {
     try {
       sets = read_record_sets(records_dir);

@@ -7,11 +7,9 @@
 #include <sstream>
 
 #include "kc/limits/error.hpp"
+#include "kc/limits/paths.hpp"
 #include "kc/limits/text.hpp"
 
-#ifndef KC_SOURCE_DIR
-#define KC_SOURCE_DIR "."
-#endif
 
 namespace kc::limits {
 
@@ -116,22 +114,6 @@ std::vector<LaunchRow> read_launch_rows(const std::vector<std::string>& files) {
   return out;
 }
 
-std::vector<std::string> default_launch_paths() {
-  if (const char* env = std::getenv("KC_LAUNCHES"); env && *env) {
-    std::vector<std::string> out;
-    std::istringstream in(env);
-    std::string p;
-    while (std::getline(in, p, ':'))
-      if (!p.empty()) out.push_back(p);
-    return out;
-  }
-  std::vector<std::string> out;
-  for (const char* d : {"/kernels", "/controls"}) {
-    std::string p = std::string(KC_SOURCE_DIR) + d;
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) out.push_back(p);
-  }
-  return out;
-}
+std::vector<std::string> default_launch_paths() { return contract_paths("launches"); }
 
 }  // namespace kc::limits

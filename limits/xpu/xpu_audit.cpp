@@ -10,16 +10,11 @@
 
 #include "kc/limits/elf.hpp"
 #include "kc/limits/error.hpp"
+#include "kc/limits/paths.hpp"
 #include "kc/limits/planted.hpp"
 #include "kc/limits/text.hpp"
 #include "../hip/hip_auditor.hpp"  // failed_device_builds
 
-#ifndef KC_XPU_RECORDS_DIR
-#define KC_XPU_RECORDS_DIR "records/xpu"
-#endif
-#ifndef KC_XPU_ZEBIN_DIR
-#define KC_XPU_ZEBIN_DIR "zebin"
-#endif
 
 namespace kc::limits::xpu {
 
@@ -268,12 +263,16 @@ std::vector<XpuRecord> derive_records(const std::vector<XpuLaunch>& launches, co
   return out;
 }
 
-// $KC_XPU_RECORDS where set (a binary run away from its checkout), as $KC_CUDA_RECORDS for CUDA.
+// $KC_XPU_RECORDS and $KC_XPU_ZEBINS where set, else the paths file's (kc/limits/paths.hpp), as
+// for CUDA; else the folders of that name under the working directory.
 std::string default_records_dir() {
-  if (const char* e = std::getenv("KC_XPU_RECORDS"); e && *e) return e;
-  return KC_XPU_RECORDS_DIR;
+  std::string d = contract_path("xpu-records");
+  return d.empty() ? "records/xpu" : d;
 }
-std::string default_zebin_dir() { return KC_XPU_ZEBIN_DIR; }
+std::string default_zebin_dir() {
+  std::string d = contract_path("xpu-zebins");
+  return d.empty() ? "zebin" : d;
+}
 
 kc::AuditResult audit_xpu(const std::vector<XpuLaunch>& launches, const std::vector<XpuRecord>& stored,
                           const std::vector<Zebin>* bins, const std::string& only, const std::string& records_name) {

@@ -26,7 +26,7 @@ struct Watching : testing_kc::CpuForward {
   std::vector<kc::SeenLaunch> seen() override {
     std::vector<kc::SeenLaunch> v;
     for (const auto& l : toy::take_launched()) {
-      kc::SeenLaunch s{l.fn, l.threads, 0, {}};
+      kc::SeenLaunch s{l.fn, l.threads, 0, {}, l.stream};
       if (l.fn == "toy_main") s.records = {{"toy/launch/main", 256, 0}};
       if (l.fn == "toy_wide") s.records = {{"toy/launch/wide", 256, 0}};
       if (l.fn == "toy_other") s.records = {{"toy/launch/other", 256, 0}};
@@ -106,6 +106,22 @@ TEST(LaunchWatch, ItsControlIsRedWhereLaunchesAreWatched) {
   auto v = run_on(b, "toy/launch/control");
   EXPECT_EQ(v.ev.status, Status::control_red) << v.ev.detail;
   EXPECT_EQ(v.exit_code, kc::exit_ok);
+}
+
+// A launch on another stream than the harness's is an error naming the kernel and the stream (its
+// record and block are right: the stream alone is wrong); its control is red.
+TEST(LaunchWatch, ALaunchOnAnotherStreamIsAnError) {
+  Watching b;
+  auto v = run_on(b, "toy/launch/default_stream");
+  EXPECT_EQ(v.ev.status, Status::error) << v.ev.detail;
+  EXPECT_EQ(v.ev.why, "stream") << v.ev.detail;
+  EXPECT_NE(v.ev.detail.find("launched toy_main on the legacy default stream, not the harness's stream"),
+            std::string::npos)
+      << v.ev.detail;
+  EXPECT_EQ(v.exit_code, kc::exit_fail);
+  auto ctl = run_on(b, "toy/launch/stream_control");
+  EXPECT_EQ(ctl.ev.status, Status::control_red) << ctl.ev.detail;
+  EXPECT_EQ(ctl.exit_code, kc::exit_ok);
 }
 
 TEST(LaunchWatch, WhereWatchingFailsTheGateDoesNotApplyAndItsControlIsNotRed) {

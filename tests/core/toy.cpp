@@ -126,7 +126,9 @@ static std::vector<ToyLaunch>& launch_log() {
   static std::vector<ToyLaunch> v;
   return v;
 }
-void launched(std::string fn, int threads) { launch_log().push_back({std::move(fn), threads}); }
+void launched(std::string fn, int threads, std::string stream) {
+  launch_log().push_back({std::move(fn), threads, std::move(stream)});
+}
 std::vector<ToyLaunch> take_launched() { return std::exchange(launch_log(), {}); }
 
 static std::function<void()>& wait_hook() {

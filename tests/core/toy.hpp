@@ -18,12 +18,13 @@ void scale_kernel(const kc::Buffers& b);
 void rowsum_kernel(const kc::Buffers& b);  // sums in 8 lanes over the row, fp32
 float lanes_sum(const float* x, int64_t n);  // what rowsum_kernel does for one row
 // What a toy launch hook says it started, for a backend in the tests that watches launches
-// (launch_watch_test.cpp): a function's name and its block.
+// (launch_watch_test.cpp): a function's name, its block, and the stream it ran on ("" the harness's).
 struct ToyLaunch {
   std::string fn;
   int threads;
+  std::string stream;
 };
-void launched(std::string fn, int threads);
+void launched(std::string fn, int threads, std::string stream = "");
 std::vector<ToyLaunch> take_launched();
 // A chained toy's wait on the kernel ahead (griddepcontrol.wait's stand-in): runs the hook a test
 // backend set (chained_test.cpp: its upstream kernel's late writes land), else nothing.

@@ -187,6 +187,21 @@ KC_KERNEL("toy/launch/big_block", cpu) {
 KC_KERNEL("toy/launch/not_ours", cpu) {
   return launch_env().launch([](const Buffers& b) { scale_as(b, "toy_other", 128); });
 }
+// Launches its kernel on the legacy default stream, not the harness's: an error, whatever the gates saw.
+KC_KERNEL("toy/launch/default_stream", cpu) {
+  return launch_env().launch([](const Buffers& b) {
+    toy::launched("toy_main", 256, "the legacy default stream");
+    toy::scale_kernel(b);
+  });
+}
+KC_CONTROL("toy/launch/stream_control", cpu) {
+  return launch_env()
+      .control(Gate::limits, Why::stream)
+      .launch([](const Buffers& b) {
+        toy::launched("toy_main", 256, "the legacy default stream");
+        toy::scale_kernel(b);
+      });
+}
 // Picks the wide form past 128 columns, but its launcher takes it only past 192.
 static kc::Entry picked_env(int wide_from) {
   return launch_env({"toy/launch/main", "toy/launch/wide"})

@@ -78,7 +78,7 @@ TEST(CudaBackend, ServedKernelPassesCheckEntry) {
 
 // Gate 5 at run time: the launch watch sees each kernel a hook starts and the record that registers
 // it. A served entry's launches are all its own (and its picks the forms launched); the controls'
-// unrecorded helper and lying pick are named.
+// unrecorded helper, lying pick and default-stream launch are named.
 TEST(CudaBackend, LaunchWatchNamesEveryKernelAHookStarts) {
   NEED_DEVICE();
   kc::RunOptions opt;
@@ -107,6 +107,14 @@ TEST(CudaBackend, LaunchWatchNamesEveryKernelAHookStarts) {
                              "rows/ctl_pick_lies/f32/rpb8"),
             std::string::npos)
       << lies.detail;
+  // <<<grid, block>>> with no stream: the legacy default stream, which the harness's non-blocking
+  // stream does not wait for.
+  auto stream = verdict("rows/ctl_default_stream/f32");
+  EXPECT_EQ(stream.status, kc::Status::control_red) << stream.detail;
+  EXPECT_NE(stream.detail.find("kc_ctl_row_sum<8>"), std::string::npos) << stream.detail;
+  EXPECT_NE(stream.detail.find("on the legacy default stream, not the harness's stream"), std::string::npos)
+      << stream.detail;
+  EXPECT_EQ(served.detail.find("stream"), std::string::npos) << served.detail;
 }
 
 // The planted entries run in a child process (this binary, one test, KC_CUDA_CHILD=1): a fault or

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "backends/cuda/launches.hpp"
+#include "kc/cuda.hpp"
 #include "kc/registry.hpp"
 
 namespace {

@@ -388,6 +388,25 @@ TEST_F(LimitsAudit, ProblemsAreFoundAndNamed) {
   EXPECT_NE(all.find("launches.tsv:"), std::string::npos) << all;
 }
 
+// With no --sm, the SMs audited are those the binary holds images for (an outside build's own), and
+// the served chips it lacks are named, not failed; --sm still makes a missing image an error.
+TEST_F(LimitsAudit, TheBinarysOwnSmsAreAuditedAndTheLackingOnesNamed) {
+  std::ofstream(dir / "decl" / "launches.tsv", std::ios::trunc) << "cuda fx/plain fx_plain 64 0 1 -\n";
+  cfg.binaries = {path("forced_90.cubin")};
+  auto a = audit_cuda(cfg, false);
+  for (const auto& e : a.result.errors) ADD_FAILURE() << e;
+  ASSERT_EQ(a.result.lines.size(), 1u);
+  EXPECT_EQ(a.result.lines[0].chip, "sm_90");
+  std::string notes;
+  for (const auto& n : a.result.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("no image for sm_80 sm_86 sm_89 sm_100 sm_120 sm_121"), std::string::npos) << notes;
+  cfg.sms = {80, 90};
+  auto asked = audit_cuda(cfg, false);
+  std::string all;
+  for (const auto& e : asked.result.errors) all += e + "\n";
+  EXPECT_NE(all.find("symbol 'fx_plain' is in no sm_80 image"), std::string::npos) << all;
+}
+
 TEST_F(LimitsAudit, FromSmLeavesLowerSmsOut) {
   std::ofstream(dir / "decl" / "launches.tsv", std::ios::trunc) << "cuda fx/clu fx_cluster 128 0 2 from=90\n";
   auto a = audit_cuda(cfg, false);

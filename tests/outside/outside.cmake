@@ -12,3 +12,13 @@ step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja -DCMAKE_PRE
 step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 step(${WORK_DIR}/build/outside_contract --backend cpu --no-limits)
 message("${last_out}")
+# kc_add_contract: one CTest test an entry, and the paths file beside the executable.
+execute_process(COMMAND ${CTEST} -N WORKING_DIRECTORY ${WORK_DIR}/build OUTPUT_VARIABLE listed)
+if(NOT listed MATCHES "cpu/outside/row_sum4/f32")
+  message(FATAL_ERROR "ctest -N lists no test for the entry:\n${listed}")
+endif()
+if(NOT EXISTS ${WORK_DIR}/build/outside_contract.paths)
+  message(FATAL_ERROR "kc_add_contract wrote no outside_contract.paths")
+endif()
+step(${CTEST} --output-on-failure WORKING_DIRECTORY ${WORK_DIR}/build)
+message("outside ctest: ${last_out}")

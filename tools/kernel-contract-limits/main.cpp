@@ -33,10 +33,10 @@ int main(int argc, char** argv) {
   bool kernels = false;
   std::string kind = "cuda";
   app.add_option("paths", cfg.binaries, "binaries or directories to read (directories are searched recursively)")->required();
-  app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: the source tree's kernels/ and controls/, or $KC_LAUNCHES)")->allow_extra_args(false);
-  app.add_option("--records", cfg.records_dir, "records directory (default: the source tree's records/cuda, or $KC_CUDA_RECORDS)");
+  app.add_option("--launches", cfg.launch_paths, "launches.tsv files or folders (default: $KC_LAUNCHES, else the `launches` lines of the paths file beside this tool: bin/kc.paths in a build)")->allow_extra_args(false);
+  app.add_option("--records", cfg.records_dir, "records directory (default: $KC_CUDA_RECORDS, else the paths file's `cuda-records`)");
   app.add_option("--write-records", write_dir, "write the record set of each image release into DIR (base or difference) and exit");
-  app.add_option("--sm", sm_list, "SMs to audit, comma-separated (default: every SM in the chip table)");
+  app.add_option("--sm", sm_list, "SMs to audit, comma-separated; an image missing for one is a problem (default: the SMs the binaries hold images for)");
   app.add_option("--only", cfg.only, "launches whose name holds TEXT");
   app.add_option("--kind", kind, "binary kind: cuda (this audit), or hip, xpu, metal (limits/hip, limits/xpu, limits/metal)")
       ->check(CLI::IsMember({"cuda", "hip", "xpu", "metal"}));

@@ -33,6 +33,9 @@ struct SeenLaunch {
   int threads = 0;
   size_t dyn_smem = 0;
   std::vector<LaunchRecordRef> records;
+  // "" where it ran on the harness's stream (Buffers::stream()), else the stream it ran on, in words
+  // ("the legacy default stream"): a launch there races with the harness's copies and checks.
+  std::string stream;
 };
 
 // A copy an upstream kernel makes late: gate 2's chained run (Spec::chained).

@@ -14,6 +14,7 @@ namespace kc {
 
 struct RunOptions {
   std::string only;          // entries whose name holds this text
+  bool exact = false;        // only the entry named `only` exactly (one CTest test an entry)
   std::string backend;       // "" = every backend
   uint64_t seed = 0x6b63'2026;
   int seeds = 1;             // every case runs under seeds seed, seed + 1, ..., seed + seeds - 1

@@ -36,6 +36,7 @@ enum class Why : uint8_t {
   hang,            // the launch did not return in time
   limit,           // gate 5: a launch over a chip's limit
   launch,          // gate 5 (run time): a launch its records do not declare, or not the form picked
+  stream,          // gate 5 (run time): a launch on a stream other than the harness's (an error)
 };
 const char* why_name(Why w);
 

@@ -4,8 +4,11 @@
 // shape only if the pick names the form the launcher takes. So, where the backend can watch its
 // launches, every run of the entry (gates 1-4) is checked: each function launched is registered
 // under one of the entry's launch records, within the threads and dynamic shared bytes it declares,
-// and where the entry picks, the picked form is among the run's launches.
+// and where the entry picks, the picked form is among the run's launches; and each ran on the
+// harness's stream (a launch on another, such as the default stream, races with the harness's
+// copies and checks, so the run proves nothing: an error).
 #include <algorithm>
+#include <tuple>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,7 +20,7 @@ namespace {
 
 // Problems in one run's launches ("" none), each in words that name the function and the record.
 std::vector<std::string> problems_of(const Spec& spec, const std::vector<SeenLaunch>& seen, const std::string& picked,
-                                     std::vector<std::string>& names) {
+                                     std::vector<std::string>& names, std::vector<std::string>& streams) {
   std::vector<std::string> out;
   auto ours = [&](const std::string& n) {
     return std::find(spec.launches.begin(), spec.launches.end(), n) != spec.launches.end();
@@ -25,6 +28,10 @@ std::vector<std::string> problems_of(const Spec& spec, const std::vector<SeenLau
   for (const SeenLaunch& l : seen) {
     const std::string what = fmt::format("{} ({} threads a block, {} dynamic shared bytes)", l.symbol, l.threads,
                                          l.dyn_smem);
+    if (!l.stream.empty())
+      streams.push_back(fmt::format("launched {} on {}, not the harness's stream: a launcher must launch on "
+                                    "Buffers::stream() (kc::cuda::stream(b))",
+                                    l.symbol, l.stream));
     if (l.records.empty()) {
       out.push_back(fmt::format("launched {}, which no launch record registers: gate 5 never saw its limits", what));
       continue;
@@ -83,14 +90,18 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s, const std
     } catch (const std::exception& x) {
       problems.push_back(fmt::format("the pick threw: {}", x.what()));
     }
-  std::vector<std::string> names;
-  for (auto& p : problems_of(ctx.entry.spec, seen, picked, names)) problems.push_back(std::move(p));
+  std::vector<std::string> names, streams;
+  for (auto& p : problems_of(ctx.entry.spec, seen, picked, names, streams)) problems.push_back(std::move(p));
   ++w.runs;
   for (const auto& n : names) ++w.names[n];
-  if (!problems.empty()) ++w.problem_runs;
-  for (auto& p : problems)
-    if (std::none_of(w.problems.begin(), w.problems.end(), [&](const auto& q) { return q.first == p; }))
-      w.problems.emplace_back(std::move(p), s.str());
+  auto keep = [&](std::vector<std::string>& found, std::vector<std::pair<std::string, std::string>>& list, int& runs) {
+    if (!found.empty()) ++runs;
+    for (auto& p : found)
+      if (std::none_of(list.begin(), list.end(), [&](const auto& q) { return q.first == p; }))
+        list.emplace_back(std::move(p), s.str());
+  };
+  keep(problems, w.problems, w.problem_runs);
+  keep(streams, w.streams, w.stream_runs);
   return res;
 }
 
@@ -105,12 +116,15 @@ Outcome gate_launches(GateCtx& ctx) {
                               : "no run of the entry ended to be watched: " + lost;
     return o;
   }
-  if (!w.problems.empty()) {
+  // The wrong stream first: it makes every other finding of the run suspect.
+  for (const auto& [list, runs, why] : {std::tuple{&w.streams, w.stream_runs, Why::stream},
+                                        std::tuple{&w.problems, w.problem_runs, Why::launch}}) {
+    if (list->empty()) continue;
     o.failed = true;
-    o.why = Why::launch;
-    o.detail = fmt::format("{} of {} runs: at {}: {}", w.problem_runs, w.runs, w.problems.front().second,
-                           w.problems.front().first);
-    if (w.problems.size() > 1) o.detail += fmt::format(" (and {} more)", w.problems.size() - 1);
+    o.why = why;
+    o.detail = fmt::format("{} of {} runs: at {}: {}", runs, w.runs, list->front().second, list->front().first);
+    const size_t more = w.streams.size() + w.problems.size() - 1;
+    if (more) o.detail += fmt::format(" (and {} more)", more);
     return o;
   }
   std::vector<std::string> seen;

@@ -15,3 +15,8 @@ __host__ cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStrea
 __host__ cudaError_t cudaMalloc(void** p, size_t bytes);
 template <class T> __host__ cudaError_t cudaMalloc(T** p, size_t bytes) { return cudaMalloc(reinterpret_cast<void**>(p), bytes); }
 __host__ cudaError_t cudaFree(void* p);
+// What kc/cuda.hpp's helpers call.
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+__host__ cudaError_t cudaFuncSetAttribute(const void* fn, cudaFuncAttribute attr, int value);
+__host__ cudaError_t cudaGetLastError();
+__host__ const char* cudaGetErrorName(cudaError_t e);

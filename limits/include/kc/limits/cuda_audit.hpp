@@ -57,8 +57,12 @@ std::string record_line(const std::string& launch, const std::string& chip, cons
 // The limit checks alone: fills `kinds` and returns the message.
 std::string check_limits(const Launch& l, const CudaChip& c, const KernelUsage& k, std::vector<std::string>& kinds);
 
-// $KC_CUDA_RECORDS when set, else the source tree's records/cuda compiled in.
+// $KC_CUDA_RECORDS when set, else the paths file's `cuda-records` (kc/limits/paths.hpp); "" where
+// neither says (the audit then names both).
 std::string default_records_dir();
+// The kernel-contract-limits a message names: $KC_LIMITS_TOOL or `limits-tool`, else the one
+// beside this executable, else the name alone (found on PATH).
+std::string limits_tool();
 // The SMs this build compiled its CUDA sources for (KC_CUDA_SMS), empty without nvcc.
 std::vector<int> build_sms();
 bool build_has_cuda();

@@ -52,8 +52,8 @@ std::vector<std::string> find_launch_files(const std::vector<std::string>& paths
 // Every row of every file.
 std::vector<LaunchRow> read_launch_rows(const std::vector<std::string>& files);
 
-// Where this build looks by default: $KC_LAUNCHES (paths separated by ':') when set, else the
-// source tree's kernels/ and controls/ folders compiled in.
+// Where a binary looks by default: $KC_LAUNCHES (paths separated by ':') when set, else the
+// `launches` lines of the paths file beside it (kc/limits/paths.hpp); none where neither says.
 std::vector<std::string> default_launch_paths();
 
 }  // namespace kc::limits

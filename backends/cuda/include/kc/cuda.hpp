@@ -1,0 +1,74 @@
+// What a CUDA contract (.cu beside its kernel) needs from the harness besides kc/registry.hpp:
+// its launch records, the stream its launcher must launch on, and the opt-in for more dynamic
+// shared memory than a kernel gets by default. Installed with the package as <kc/cuda.hpp>; the
+// served kernels use it too.
+//
+//   KC_KERNEL("mine/row_sum/f32", cuda) {
+//     return kc::rows::sum(kc::DType::f32, kc::DType::f32).served(...).launches({"mine/row_sum/f32"})
+//         .launch([](const kc::Buffers& b) {
+//           row_sum<<<grid, 256, 0, kc::cuda::stream(b)>>>(b.in<float>("x"), b.out<float>("y"), ...);
+//         });
+//   }
+//   KC_CUDA_LAUNCH("mine/row_sum/f32", row_sum, 256, 0);
+//
+// A launch record registers a kernel function under a launch name, so the CUDA backend checks it
+// against the device's limits before the entry runs and the launch watch knows it at run time.
+// One launch name may register several functions (the instantiations one entry picks by shape).
+// `threads` and `dyn_smem` are the most the launch ever uses; they must equal its row in the
+// folder's launches.tsv, which gate 5 reads with the compiled binary.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kc/registry.hpp"
+
+namespace kc::cuda {
+
+// The harness's stream: every kernel an entry starts must run on it. A launch on the default
+// stream (<<<grid, block>>> with no stream) or on any other races with the harness's copies and
+// checks; the launch watch reports it as an error naming the kernel and the stream.
+inline cudaStream_t stream(const Buffers& b) { return static_cast<cudaStream_t>(b.stream()); }
+
+// Lets `fn` use up to `bytes` of dynamic shared memory (past the 48 KiB every kernel may use, a
+// kernel must opt in before its launch, once a process). Throws kc::Error naming `name` where the
+// device refuses (more than the device's per-block opt-in limit).
+template <class Kernel> void allow_dynamic_smem(Kernel* fn, size_t bytes, const char* name) {
+  const cudaError_t e =
+      cudaFuncSetAttribute(reinterpret_cast<const void*>(fn), cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    throw Error(std::string(name) + ": cudaFuncSetAttribute(MaxDynamicSharedMemorySize, " + std::to_string(bytes) +
+                ") failed: " + cudaGetErrorName(e));
+  }
+}
+
+struct LaunchFn {
+  std::string name;     // launch record name, as in Spec::launches
+  const void* fn;       // the __global__ function's host stub, as cudaFuncGetAttributes takes it
+  std::string source;   // the function as written, e.g. "(kc_rms_norm_vec<float, 1>)"
+  int threads;          // threads a block, at most
+  size_t dyn_smem;      // dynamic shared bytes, at most
+  const char* file;
+  int line;
+  // The source name without namespace-free template arguments and parentheses: "kc_rms_norm_vec".
+  std::string symbol() const;
+};
+
+// Every KC_CUDA_LAUNCH in this executable, in registration order.
+std::vector<LaunchFn>& launch_fns();
+
+struct LaunchRegistrar {
+  LaunchRegistrar(const char* name, const void* fn, const char* source, int threads, size_t dyn_smem,
+                  const char* file, int line);
+};
+
+}  // namespace kc::cuda
+
+#define KC_CUDA_LAUNCH_I(NAME, FN, THREADS, DYN, ID)                                          \
+  static const ::kc::cuda::LaunchRegistrar KC_CAT(kc_cuda_launch_, ID)(                       \
+      NAME, reinterpret_cast<const void*>(FN), #FN, THREADS, DYN, __FILE__, __LINE__)
+// Registers one kernel function under a launch name. Wrap a template-id in parentheses.
+#define KC_CUDA_LAUNCH(NAME, FN, THREADS, DYN) KC_CUDA_LAUNCH_I(NAME, FN, THREADS, DYN, __COUNTER__)
