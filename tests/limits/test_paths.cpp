@@ -16,11 +16,11 @@ using namespace kc::limits;
 TEST(ContractPaths, RelativePathsAreTakenFromTheFilesFolderAndCommentsSkipped) {
   auto e = parse_paths("# a comment\nlaunches kernels\nlaunches /abs/controls  # mine\n"
                        "cuda-records ../records/cuda\nlimits-tool /opt/kc/bin/kernel-contract-limits\n",
-                       "/work/proj/build/bin", "x.paths");
+                       "/srv/proj/build/bin", "x.paths");
   ASSERT_EQ(e.size(), 4u);
-  EXPECT_EQ(e[0], std::make_pair(std::string("launches"), std::string("/work/proj/build/bin/kernels")));
+  EXPECT_EQ(e[0], std::make_pair(std::string("launches"), std::string("/srv/proj/build/bin/kernels")));
   EXPECT_EQ(e[1].second, "/abs/controls");
-  EXPECT_EQ(e[2].second, "/work/proj/build/records/cuda");
+  EXPECT_EQ(e[2].second, "/srv/proj/build/records/cuda");
   EXPECT_EQ(e[3].first, "limits-tool");
 }
 

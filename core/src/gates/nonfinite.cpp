@@ -5,6 +5,7 @@
 #include <limits>
 #include <fmt/format.h>
 #include <mutex>
+#include <numeric>
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
@@ -84,15 +85,18 @@ Outcome gate_nonfinite(GateCtx& ctx) {
   // last are one value and a whole row is a single plant); the single values at the last column and
   // the whole rows at its other shapes; above kAllPlantsCase elements, the single values alone.
   if (shapes.empty()) throw Error(ctx.entry.spec.name + ": gate 1 has no shape");
+  for (int p : rig.plants_at_edges)
+    if (p < 0 || p >= int(rig.plants.size()))
+      throw Error(fmt::format("{}: Rig::plants_at_edges names plant {}, of {}", ctx.entry.spec.name, p, rig.plants.size()));
   std::vector<size_t> order(shapes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return shapes[a].elements() < shapes[b].elements(); });
   const int64_t full = std::max(shapes[order[0]].elements(), kAllPlantsCase);
   std::map<std::string, int> form_seen;  // form -> shapes of it given every plant
   std::vector<std::vector<int>> runs(shapes.size());
   std::vector<int> all(rig.plants.size());
-  for (size_t p = 0; p < all.size(); ++p) all[p] = int(p);
+  std::iota(all.begin(), all.end(), 0);
   for (size_t i : order) {
     if (shapes[i].elements() > full && rig.plants_at_scale >= 0) {
       for (int p = 0; p < std::min(rig.plants_at_scale, int(all.size())); ++p) runs[i].push_back(p);
@@ -103,8 +107,7 @@ Outcome gate_nonfinite(GateCtx& ctx) {
       ++form_seen[form];
       runs[i] = all;
     } else if (!rig.plants_at_edges.empty()) {
-      for (int p : rig.plants_at_edges)
-        if (p >= 0 && p < int(all.size())) runs[i].push_back(p);
+      runs[i] = rig.plants_at_edges;
     } else {
       runs[i] = all;
     }
