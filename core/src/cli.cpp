@@ -97,6 +97,9 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   app.add_option("--seeds", opt.seeds, "run every case under N seeds: --seed, --seed + 1, ... (each printed)")
       ->check(CLI::Range(1, 1000));
   app.add_flag("--repro", opt.repro, "print the smallest input behind each finding, with values, want and got");
+  app.add_flag("--margins", opt.margins,
+               "under each gate 3 line that passed, print how near its bound it came: the worst |err| / bound "
+               "(or distance from a rounding-point interval's middle over half its width), where, want and got");
   app.add_option("--reporter", reporter, "console (default), json or junit")
       ->check(CLI::IsMember({"console", "json", "junit"}));
   app.add_option("--out", out_path, "write the reporter's output to FILE (the console still prints)");
@@ -165,20 +168,25 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   if (list) {
     int matched = 0;
     list_entries(opt, backends, matched);
-    if (!matched) {
-      const std::string where = opt.backend.empty() ? "" : " on backend " + opt.backend;
-      if (opt.only.empty())
-        std::cerr << "kernel-contract: no entry is registered" << where << "\n";
-      else
-        std::cerr << "kernel-contract: no entry" << where << " matches --only '" << opt.only << "'\n";
+    if (matched) return exit_ok;
+    // Listing a backend that holds no entries lists nothing and fails nothing; a filter that matches
+    // nothing is an error (3), named with what it was given.
+    const std::string where = opt.backend.empty() ? "" : " on backend " + opt.backend;
+    bool any = false;
+    for (const auto& reg : registry()) any |= opt.backend.empty() || reg.backend == opt.backend;
+    if (opt.only.empty()) {
+      std::cout << "kernel-contract: no entry is registered" << where << "\n";
+      return exit_ok;
     }
-    return matched ? exit_ok : exit_no_match;
+    std::cerr << "kernel-contract: no entry" << where << " matches --only '" << opt.only << "'"
+              << (opt.exact ? " exactly" : "") << (any ? "" : " (none is registered" + where + ")") << "\n";
+    return exit_no_match;
   }
   opt.progress = isatty(2);
   opt.self_exe = self_exe(argc > 0 ? argv[0] : nullptr);
   std::vector<std::unique_ptr<Reporter>> reps;
   std::ofstream file;
-  reps.push_back(make_console_reporter(std::cout, isatty(1)));
+  reps.push_back(make_console_reporter(std::cout, isatty(1), opt.margins));
   if (reporter != "console" || !out_path.empty()) {
     if (!out_path.empty()) {
       file.open(out_path);
@@ -188,14 +196,21 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
       }
     }
     if (out_path.empty()) reps.clear();  // json/junit to stdout alone
-    reps.push_back(make_reporter(reporter, out_path.empty() ? std::cout : file));
+    std::ostream& to = out_path.empty() ? std::cout : file;
+    reps.push_back(reporter == "console" ? make_console_reporter(to, false, opt.margins) : make_reporter(reporter, to));
   }
   std::vector<Reporter*> rp;
   for (auto& r : reps) rp.push_back(r.get());
   try {
     RunResult res = run(opt, backends, rp);
-    if (res.exit_code == exit_no_match)
-      std::cerr << "kernel-contract: nothing matches --only '" << opt.only << "': a filter that matches nothing is an error\n";
+    if (res.exit_code == exit_no_match) {
+      const std::string where = opt.backend.empty() ? "" : " on backend " + opt.backend;
+      if (opt.only.empty())
+        std::cerr << "kernel-contract: no entry is registered" << where << ": nothing ran\n";
+      else
+        std::cerr << "kernel-contract: nothing" << where << " matches --only '" << opt.only
+                  << "': a filter that matches nothing is an error\n";
+    }
     for (auto* b : backends)
       if ((opt.backend.empty() || opt.backend == b->name()) && !b->lost().empty()) {
         // Everything is reported; leave without the exit handlers, which could wait forever on a

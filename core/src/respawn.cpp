@@ -20,6 +20,7 @@
 
 #include "gates/gates.hpp"
 #include "last_words.hpp"
+#include "report/margin_json.hpp"
 #include "report/phases_json.hpp"
 
 namespace kc::detail {
@@ -38,15 +39,17 @@ void note(std::vector<Reporter*>& reps, const std::string& backend, const std::s
 }
 
 json to_json(const GateEvent& e) {
-  return {{"t", "gate"},
-          {"entry", e.entry},
-          {"gate", int(e.gate)},
-          {"status", int(e.status)},
-          {"why", e.why},
-          {"shape", e.shape},
-          {"detail", e.detail},
-          {"seconds", e.seconds},
-          {"phases", e.phases}};
+  json j{{"t", "gate"},
+         {"entry", e.entry},
+         {"gate", int(e.gate)},
+         {"status", int(e.status)},
+         {"why", e.why},
+         {"shape", e.shape},
+         {"detail", e.detail},
+         {"seconds", e.seconds},
+         {"phases", e.phases}};
+  if (e.margin) j["margin"] = *e.margin;
+  return j;
 }
 
 GateEvent from_json(const json& j, const std::string& backend) {
@@ -57,6 +60,7 @@ GateEvent from_json(const json& j, const std::string& backend) {
               j.at("shape").get<std::string>(), j.at("detail").get<std::string>()};
   e.seconds = j.at("seconds").get<double>();
   e.phases = j.at("phases").get<Phases>();
+  if (j.contains("margin")) e.margin = j.at("margin").get<Margin>();
   return e;
 }
 

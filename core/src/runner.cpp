@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "gates/gates.hpp"
+#include "gates/margin.hpp"
 #include "kc/audit.hpp"
 #include "kc/ref_device.hpp"
 #include "kc/registry.hpp"
@@ -137,6 +138,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     const int seeds = std::max(1, opt.seeds);
     int k = 0;
     std::vector<std::string> notes;
+    std::optional<Margin> margin;  // gate 3's, the worst under every seed
     for (; k < seeds; ++k) {
       ctx.seed = opt.seed + uint64_t(k);
       try {
@@ -149,6 +151,8 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
       }
       notes.insert(notes.end(), o.notes.begin(), o.notes.end());
       if (o.failed || !o.applies) break;
+      if (o.margin) o.margin->seed = ctx.seed;
+      detail::keep_worst(margin, o.margin);
     }
     o.notes = notes;
     if (seeds > 1 && o.applies)
@@ -159,6 +163,7 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
     if (crashed) ev.detail = o.detail;  // what threw, e.g. the backend saying its device is lost
     ev.seconds = detail::seconds_since(t0);
     ev.phases = ctx.phases;
+    if (g == Gate::shapes && !crashed && o.applies && !o.failed) ev.margin = margin;
     for (const auto& n : o.notes) note(reps, b.name(), fmt::format("{} gate {}: {}", reg.name, int(g), n));
     if (opt.repro && o.failed && !crashed && o.why != Why::fault && o.why != Why::hang) {
       try {

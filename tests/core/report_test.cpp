@@ -1,8 +1,10 @@
 // Reporters: the JUnit XML parses with a real XML parser and holds a testcase per entry and gate;
-// the JSON parses and carries the summary.
+// the JSON parses and carries the summary and gate 3's margin; the console prints it when asked.
 #include <gtest/gtest.h>
 #include <tinyxml2.h>
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -136,4 +138,77 @@ TEST(Report, ConsoleSaysWhereASlowGatesTimeWent) {
   rep->gate(quick);
   EXPECT_NE(out.str().find("gate3 shapes: 9 shapes (5.5 s: inputs 1.2 s, reference 4.0 s)\n"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("gate3 shapes: 9 shapes (0.5 s)\n"), std::string::npos) << out.str();
+}
+
+// Gate 3's passing lines carry its margin, consistent with itself (the ratio is |got - want| /
+// bound, at most 1 on a pass); a failing line has none and keeps its detail; no other gate has one.
+TEST(Report, JsonGateThreeLinesCarryTheirMargin) {
+  std::string js = render("json", "toy/rowsum/");
+  std::istringstream in(js);
+  uint64_t seed = 0;
+  int with_margin = 0, failed = 0;
+  for (std::string l; std::getline(in, l);) {
+    auto j = nlohmann::json::parse(l);
+    if (j["type"] == "begin") seed = j["seed"].get<uint64_t>();
+    if (j["type"] != "gate") continue;
+    const std::string what = j["entry"].get<std::string>() + " gate " + std::to_string(j["gate"].get<int>());
+    const bool bit_equal = j["detail"].get<std::string>().find("bit-equal") != std::string::npos;
+    if (j["gate"] != 3 || j["status"] != "PASS" || bit_equal) {
+      EXPECT_FALSE(j.contains("margin")) << what << ": " << l;
+      if (j["status"] == "FAIL") {
+        EXPECT_FALSE(j["detail"].get<std::string>().empty()) << l;
+        if (j["gate"] == 3 && j["why"] == "bound") {  // the worst output's index, want, got and bound
+          ++failed;
+          EXPECT_NE(j["detail"].get<std::string>().find("] want "), std::string::npos) << l;
+          EXPECT_NE(j["detail"].get<std::string>().find(" > bound "), std::string::npos) << l;
+        }
+      }
+      continue;
+    }
+    ASSERT_TRUE(j.contains("margin")) << what << ": " << l;
+    const auto& m = j["margin"];
+    ++with_margin;
+    for (const char* k : {"ratio", "output", "index", "want", "got", "bound", "shape", "fill", "seed"})
+      EXPECT_TRUE(m.contains(k)) << what << " lacks margin." << k << ": " << l;
+    const double ratio = m["ratio"], want = m["want"], got = m["got"], bound = m["bound"];
+    EXPECT_GE(ratio, 0) << l;
+    EXPECT_LE(ratio, 1) << l;
+    EXPECT_GT(bound, 0) << l;
+    EXPECT_NEAR(ratio, std::fabs(got - want) / bound, 1e-12 * std::max(1.0, ratio)) << l;
+    EXPECT_EQ(m["output"], "y");
+    const std::string shape = m["shape"];
+    EXPECT_EQ(shape.rfind("rows:", 0), 0u) << shape;
+    const int64_t rows = std::stoll(shape.substr(5));
+    EXPECT_LT(m["index"].get<int64_t>(), rows) << l;  // y holds a sum a row
+    EXPECT_EQ(m["fill"], "");  // the toys have no named fills
+    EXPECT_EQ(m["seed"].get<uint64_t>(), seed);
+  }
+  EXPECT_GE(with_margin, 3) << js;
+  EXPECT_GE(failed, 1) << "toy/rowsum/tail fails gate 3:\n" << js;
+}
+
+// The console prints a margin only under --margins: without it a line is the same as before.
+TEST(Report, ConsolePrintsTheMarginUnderItsLineWhenAsked) {
+  kc::GateEvent e{"cpu", "toy/x", kc::Gate::shapes, kc::Status::pass, "", "rows:7/cols:64", "9 shapes"};
+  kc::GateEvent plain = e;
+  kc::Margin m;
+  m.ratio = 0.31, m.output = "y", m.index = 17, m.want = 1.5, m.got = 1.5000001, m.bound = 2.4e-7;
+  m.shape = "rows:7/cols:64", m.fill = "offset";
+  e.margin = m;
+  auto text = [](const kc::GateEvent& ev, bool margins) {
+    std::ostringstream out;
+    kc::make_console_reporter(out, false, margins)->gate(ev);
+    return out.str();
+  };
+  EXPECT_EQ(text(e, false), text(plain, false));
+  EXPECT_EQ(text(plain, true), text(plain, false));
+  const std::string with = text(e, true);
+  EXPECT_EQ(with.rfind(text(plain, false), 0), 0u) << with;  // the gate line first, unchanged
+  EXPECT_EQ(with.substr(text(plain, false).size()),
+            "  margin 0.31 of the bound at y[17] (rows:7/cols:64, fill=offset): want 1.5 got 1.5000001 bound 2.4e-07\n");
+  m.interval = true, m.lo = 1.25, m.hi = 1.75, m.fill = "";
+  e.margin = m;
+  EXPECT_NE(text(e, true).find("  margin 0.31 of the interval at y[17] (rows:7/cols:64): want 1.5 got 1.5000001 in [1.25, 1.75]\n"),
+            std::string::npos)
+      << text(e, true);
 }

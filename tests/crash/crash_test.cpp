@@ -3,8 +3,11 @@
 // the JSON Lines report keeps every event. crash_cli is run as a user runs kernel-contract.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <sstream>
@@ -130,6 +133,85 @@ TEST(Crash, ARunKilledHalfWayLeavesTheLinesItFinished) {
   std::remove(path.c_str());
   EXPECT_EQ(seg, 1);
   EXPECT_GE(parsed, 2 + 4 + 1 + 4);  // begin, backend, planted/1_ok, the segfault, planted/3_ok
+}
+
+// A run killed with SIGKILL once its first entry's lines are out: each whole line of its JSON Lines
+// report is an object of a known type with that type's keys (gate 3's passing line with its margin,
+// through the supervised fresh process), there is a verdict, and no summary: the run never ended.
+TEST(Crash, AJsonLinesReportKilledMidRunIsWholeObjectsAndNoSummary) {
+  const std::string path = temp("sigkill");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // planted/4_spin never returns within the timeout: the run cannot end before the kill.
+    execl(CRASH_CLI, CRASH_CLI, "--backend", "cpu", "--no-limits", "--only", "planted/", "--timeout", "120",
+          "--reporter", "json", "--out", path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto whole_lines = [&] {
+    std::ifstream in(path, std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::string> v;
+    for (size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1) v.push_back(all.substr(at, nl - at));
+    return v;  // a last line with no newline yet is left out
+  };
+  auto first_entry_done = [](const std::vector<std::string>& v) {
+    for (const auto& l : v)
+      if (l.find("\"planted/1_ok\"") != std::string::npos && l.find("\"gate\":4") != std::string::npos) return true;
+    return false;
+  };
+  // Polled, with a deadline far past the few seconds it takes: never a fixed wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool reached = false;
+  int st = 0;
+  bool exited = false;
+  while (!reached && std::chrono::steady_clock::now() < deadline) {
+    reached = first_entry_done(whole_lines());
+    if (!reached && waitpid(pid, &st, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (!reached) usleep(20 * 1000);
+  }
+  if (!exited) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+  }
+  ASSERT_FALSE(exited) << "the run ended by itself before it was killed (status " << st << ")";
+  ASSERT_TRUE(reached) << "within 60 s the report at " << path << " never showed planted/1_ok's gate 4 line";
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << "status " << st;
+
+  const std::map<std::string, std::vector<const char*>> keys = {
+      {"begin", {"tool", "seed"}},
+      {"backend", {"backend", "device", "absent"}},
+      {"gate", {"backend", "entry", "gate", "gate_name", "status", "ok", "why", "shape", "detail", "seconds", "phases"}},
+      {"note", {"backend", "text"}}};
+  int verdicts = 0, margins = 0;
+  const auto lines = whole_lines();
+  for (const auto& l : lines) {
+    auto j = nlohmann::json::parse(l, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "not JSON: " << l;
+    ASSERT_TRUE(j.is_object()) << l;
+    ASSERT_TRUE(j.contains("type") && j["type"].is_string()) << l;
+    const std::string type = j["type"];
+    ASSERT_NE(type, "summary") << "a summary from a run that was killed: " << l;
+    ASSERT_NE(type, "end") << l;
+    ASSERT_TRUE(keys.count(type)) << "an unknown type: " << l;
+    for (const char* k : keys.at(type)) EXPECT_TRUE(j.contains(k)) << type << " line lacks " << k << ": " << l;
+    if (type != "gate") continue;
+    ++verdicts;
+    if (j["gate"] == 3 && j["status"] == "PASS") {
+      ++margins;
+      ASSERT_TRUE(j.contains("margin")) << l;
+      for (const char* k : {"ratio", "output", "index", "want", "got", "bound", "shape", "fill", "seed"})
+        EXPECT_TRUE(j["margin"].contains(k)) << "margin lacks " << k << ": " << l;
+      EXPECT_LE(j["margin"]["ratio"].get<double>(), 1) << l;
+    }
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(nlohmann::json::parse(lines.front())["type"], "begin") << lines.front();
+  EXPECT_GE(verdicts, 4) << "planted/1_ok's four gates";
+  EXPECT_GE(margins, 1) << "planted/1_ok's gate 3";
 }
 
 }  // namespace

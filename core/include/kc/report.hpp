@@ -2,6 +2,7 @@
 // JUnit XML; one file each) renders them. A reporter never decides a verdict.
 #pragma once
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -31,6 +32,22 @@ struct Phases {
   std::string str() const;  // "inputs 1.2 s, upload 0.3 s, ..."; phases under 0.05 s left out
 };
 
+// How near a gate 3 that passed came to its bound: the worst over all its cases and outputs of
+// |got - want| / bound, or, for an output checked against a rounding-point interval, the distance of
+// got from the interval's middle over half its width (1 at an end). Non-finite outputs that match
+// float64's class have no distance and are left out.
+struct Margin {
+  double ratio = 0;
+  std::string output;  // the output buffer
+  size_t index = 0;
+  double want = 0, got = 0;
+  bool interval = false;  // checked against [lo, hi] (bound unused), not a bound around want
+  double bound = 0, lo = 0, hi = 0;
+  std::string shape;   // the case's shape (Shape::str)
+  std::string fill;    // the case's named fill (Fill::dist), "" for the spread fill
+  uint64_t seed = 0;   // the seed of the pass it was found under (one of --seeds)
+};
+
 // One gate's verdict on one entry.
 struct GateEvent {
   std::string backend, entry;
@@ -41,6 +58,7 @@ struct GateEvent {
   std::string detail;   // worst output: index, want, got, bound; margins; control reason
   double seconds = 0;
   Phases phases{};
+  std::optional<Margin> margin{};  // gate 3 where its cases passed within their bounds (not bit-equality)
 };
 
 struct Summary {
@@ -66,7 +84,8 @@ class Reporter {
   virtual void end() {}
 };
 
-std::unique_ptr<Reporter> make_console_reporter(std::ostream& out, bool color);
+// margins: a line under each gate line that has a Margin (--margins).
+std::unique_ptr<Reporter> make_console_reporter(std::ostream& out, bool color, bool margins = false);
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_junit_reporter(std::ostream& out);
 // By name: console, json, junit. Throws Error naming the reporter when unknown.

@@ -126,6 +126,11 @@ struct Expected {
   std::vector<double> want;  // the formula in float64 on the exact inputs
   std::vector<double> mag;   // per output: the float64 sum of |terms| its sums add (DESIGN.md §2.1);
                              // a family may leave it empty for gate 1's fills (classes alone)
+  // Optional, per output: the magnitude the kernel's fp32 steps' relative errors (the spec's ops,
+  // mids and ulps) apply to, where it exceeds |want|: a result that cancels carries its steps' errors
+  // on its terms, not on itself ((x - mean) rstd w + b: on |(x - mean) rstd w| and |b|; a rotation
+  // x0 c - x1 s: on |x0 c| + |x1 s|). Gate 3's bound takes max(|want|, scale). Empty: |want|.
+  std::vector<double> scale;
   // Optional: at rounding points, the interval each output must lie in (gate 3 checks this instead
   // of the bound around want). Empty when the kernel has no rounding points.
   std::vector<double> lo, hi;

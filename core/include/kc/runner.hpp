@@ -19,6 +19,7 @@ struct RunOptions {
   uint64_t seed = 0x6b63'2026;
   int seeds = 1;             // every case runs under seeds seed, seed + 1, ..., seed + seeds - 1
   bool repro = false;        // print the smallest failing input behind each finding
+  bool margins = false;      // the console prints gate 3's margin under its line (JSON always has it)
   bool limits = true;        // run gate 5's auditors
   bool progress = false;     // a progress line on stderr (the CLI sets it on a terminal)
   double timeout_s = 30;     // per launch, before a hang is reported

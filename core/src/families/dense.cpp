@@ -7,8 +7,8 @@
 #include <string>
 
 #include "dense_detail.hpp"
-#include "fills.hpp"
-#include "plants.hpp"
+#include "kc/families/fills.hpp"
+#include "kc/families/plants.hpp"
 #include "ref_gemm.hpp"
 #include "kc/numeric.hpp"
 

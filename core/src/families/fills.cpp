@@ -1,5 +1,5 @@
 // Named value distributions (see fills.hpp).
-#include "fills.hpp"
+#include "kc/families/fills.hpp"
 
 #include <algorithm>
 #include <cmath>

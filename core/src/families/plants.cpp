@@ -1,5 +1,5 @@
 // Gate 1's plants (see plants.hpp).
-#include "plants.hpp"
+#include "kc/families/plants.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gates.hpp"
+#include "margin.hpp"
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
 #include <mutex>
@@ -112,17 +113,21 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
   return r;
 }
 
-// The bound's coefficients at one shape and output type: |o - w| <= a|w| + g m + floor.
+// The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
+// r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
+// to the output's scale where the rig states one (Expected::scale: a result that cancels).
 struct Coeffs {
-  double a = 0, g = 0, floor = 0;
-  double at(double w, double m) const { return a * std::fabs(w) + g * std::fabs(m) + floor; }
+  double r = 0, a = 0, g = 0, floor = 0;
+  double at(double w, double m, double sc = 0) const {
+    return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
+  }
 };
 
 static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
   double uo = half_ulp(out);
   Coeffs c;
   c.floor = half_ulp_floor(out);
-  c.a = uo;
+  c.r = uo;
   if (spec.sums) {
     const Accum& a = *spec.sums;
     double ulps = 0;
@@ -130,14 +135,15 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
     // A library function's documented ulp is one fp32 ulp of its result, up to 2u of it (at the
     // bottom of a binade): 2u an ulp, as the rounding-point intervals count it (fp32_step).
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
-    c.a += (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
+    c.a = (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
     if (with_gamma && a.summed) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;
 }
 
-double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma) {
-  return coeffs(spec, out, s, with_gamma).at(want, mag);
+double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
+                   double scale) {
+  return coeffs(spec, out, s, with_gamma).at(want, mag, scale);
 }
 
 static std::string fmtv(double v) { return fmt::format("{:.9g}", v); }
@@ -155,11 +161,13 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
   Outcome o;
   o.shape = c.shape().str();
   double worst = -1;
+  std::optional<Margin> margin;
   for (const auto& e : exp) {
     const HostBuffer& hb = c.buffer(e.name);
     if (hb.decl.role == Role::in)
       throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e.name));
     if (e.want.size() != hb.decl.count || (!e.mag.empty() && e.mag.size() != hb.decl.count) ||
+        (!e.scale.empty() && e.scale.size() != hb.decl.count) ||
         (!e.lo.empty() && (e.lo.size() != hb.decl.count || e.hi.size() != hb.decl.count)))
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", spec.name, e.name,
                               e.want.size(), hb.decl.count));
@@ -167,14 +175,19 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     const Coeffs k = coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e.exact_sums);
     std::mutex m;
     Worst all;
+    Near near;  // the passing output nearest its bound, for the margin
     parallel_for(int64_t(hb.decl.count), [&](int64_t b, int64_t end) {
       Worst w;
+      Near n;
       for (int64_t i = b; i < end; ++i) {
         double got = load_as_double(hb.bytes.data(), hb.decl.type, size_t(i)), want = e.want[i], ratio;
         Why why;
         if (iv) {
           double lo = e.lo[i], hi = e.hi[i];
-          if (std::isnan(want) ? std::isnan(got) : (got >= lo && got <= hi)) continue;
+          if (std::isnan(want) ? std::isnan(got) : (got >= lo && got <= hi)) {
+            n.see_interval(got, want, lo, hi, size_t(i));
+            continue;
+          }
           ratio = std::isnan(got) ? INFINITY : 1 + std::max(lo - got, got - hi) / std::max(hi - lo, 1e-300);
           why = Why::interval;
         } else if (!std::isfinite(want) || !std::isfinite(got)) {
@@ -182,8 +195,11 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
           ratio = INFINITY;
           why = Why::bound;
         } else {
-          double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i]), err = std::fabs(got - want);
-          if (err <= bound) continue;
+          double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i], e.scale.empty() ? 0 : e.scale[i]), err = std::fabs(got - want);
+          if (err <= bound) {
+            n.see(err, bound, size_t(i), bound);
+            continue;
+          }
           ratio = bound > 0 ? err / bound : INFINITY;
           why = Why::bound;
         }
@@ -191,7 +207,9 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
       }
       std::lock_guard<std::mutex> l(m);
       if (w.failed && (!all.failed || w.ratio > all.ratio || (w.ratio == all.ratio && w.i < all.i))) all = w;
+      near.merge(n);
     }, 4096);
+    if (near.ratio >= 0) keep_worst(margin, margin_at(near, e, hb, c));
     if (!all.failed || all.ratio <= worst) continue;
     worst = all.ratio;
     size_t i = all.i;
@@ -204,12 +222,13 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     else if (!std::isfinite(want) || !std::isfinite(got))
       o.detail = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
     else {
-      double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i]);
+      double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i], e.scale.empty() ? 0 : e.scale[i]);
       o.detail = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want),
                              fmtv(got), std::fabs(got - want), bound, all.ratio);
     }
   }
   if (o.failed) o.fail_shape = c.shape(), o.fail_fill = c.fill();
+  else o.margin = margin;
   return o;
 }
 

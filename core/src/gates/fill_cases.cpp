@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "margin.hpp"
+
 namespace kc::detail {
 
 std::vector<Shape> fill_shapes(const Spec& spec) {
@@ -40,6 +42,7 @@ Outcome named_fills(GateCtx& ctx, const std::function<Outcome(GateCtx&, const Sh
         o.detail = fmt::format("fill={}: {}", dist, o.detail);
         return o;
       }
+      keep_worst(pass.margin, o.margin);
     }
   std::vector<std::string> at;
   for (const auto& s : shapes) at.push_back(s.str());

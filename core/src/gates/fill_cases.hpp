@@ -14,8 +14,8 @@ namespace kc::detail {
 std::vector<Shape> fill_shapes(const Spec& spec);
 
 // Runs check at every named fill and fill shape. Returns the first failure, its shape and detail
-// naming the fill ("fill=offset"); where all pass, adds their count to pass.detail and returns an
-// Outcome that passed.
+// naming the fill ("fill=offset"); where all pass, adds their count to pass.detail, keeps the
+// worst of their margins in pass.margin (gate 3) and returns an Outcome that passed.
 Outcome named_fills(GateCtx& ctx, const std::function<Outcome(GateCtx&, const Shape&, const Fill&)>& check,
                     Outcome& pass);
 

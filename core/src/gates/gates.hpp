@@ -31,6 +31,7 @@ struct Outcome {
   std::vector<std::string> notes;  // margins and the like, printed with the verdict
   Shape fail_shape;      // for --repro
   Fill fail_fill;
+  std::optional<Margin> margin;  // compare() that passed: its nearest output to the bound (margin.hpp)
 };
 
 // What gate 5 saw of an entry's own launches at run time, over every gate's runs (launches.cpp).
@@ -102,11 +103,12 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s,
 Outcome gate_launches(GateCtx& ctx);
 
 // The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
-double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma);
+double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
+                   double scale = 0);
 
 // Compares a case's outputs with its Expected values: bound or interval per output. with_gamma
 // false (gate 4) drops the gamma(depth) term for outputs whose Expected says the sums are exact.
-// Returns the worst violation as a failed Outcome, or an Outcome that passed.
+// Returns the worst violation as a failed Outcome, or an Outcome that passed with its margin.
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma);
 
 // A hash of a case's output bytes.

@@ -7,6 +7,7 @@
 #include "fill_cases.hpp"
 #include "gates.hpp"
 #include "kc/numeric.hpp"
+#include "margin.hpp"
 
 namespace kc::detail {
 
@@ -61,6 +62,7 @@ std::vector<Shape> gate3_all_shapes(const GateCtx& ctx, FormShapes* forms) {
 Outcome gate_shapes(GateCtx& ctx) {
   FormShapes forms;
   const auto shapes = gate3_all_shapes(ctx, &forms);
+  std::optional<Margin> margin;  // the worst over every case, the named fills' included
   for (const auto& s : shapes) {
     Outcome o = check_shapes(ctx, s, Fill{FillKind::random});
     if (o.failed) {
@@ -68,8 +70,10 @@ Outcome gate_shapes(GateCtx& ctx) {
         if (fs == s) o.detail += " (a shape for launch " + f + ")";
       return o;
     }
+    keep_worst(margin, o.margin);
   }
   Outcome o;
+  o.margin = margin;
   o.detail = fmt::format("{} shapes{}", shapes.size(),
                          ctx.entry.rig.replaced ? ", bit-equal to " + ctx.entry.spec.replaces : ", within float64's bound");
   if (!forms.added.empty()) {

@@ -39,7 +39,8 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
           for (int64_t i = lo; i < hi; ++i) {
             double w = exp[e].want[i], r = rep[e][i];
             if (!std::isfinite(w)) continue;
-            double b = error_bound(spec, t, w, exp[e].mag.empty() ? 0 : exp[e].mag[i], s, !exp[e].exact_sums);
+            double b = error_bound(spec, t, w, exp[e].mag.empty() ? 0 : exp[e].mag[i], s, !exp[e].exact_sums,
+                                   exp[e].scale.empty() ? 0 : exp[e].scale[i]);
             double ratio = !std::isfinite(r) ? INFINITY : std::fabs(r - w) / b;
             mine = std::max(mine, ratio);
           }

@@ -1,4 +1,5 @@
-// Console reporter: a line per entry and gate, notes indented, one SUMMARY line per backend.
+// Console reporter: a line per entry and gate, notes indented, one SUMMARY line per backend; with
+// --margins, under each gate 3 line that passed, how near its bound it came.
 #include <fmt/format.h>
 #include <ostream>
 
@@ -9,7 +10,7 @@ namespace {
 
 class Console final : public Reporter {
  public:
-  Console(std::ostream& out, bool color) : out_(out), color_(color) {}
+  Console(std::ostream& out, bool color, bool margins) : out_(out), color_(color), margins_(margins) {}
   void begin(uint64_t seed) override { out_ << fmt::format("kernel-contract seed={:#x}\n", seed); }
   void backend_begin(const std::string& b, const std::string& device, const std::string& absent) override {
     if (!absent.empty())
@@ -30,8 +31,9 @@ class Console final : public Reporter {
     out_ << fmt::format("{}{:<6}{} {} {} gate{} {}{}{}{} ({})\n", c, status_name(e.status),
                         color_ ? "\033[0m" : "", e.backend, e.entry, int(e.gate), gate_name(e.gate),
                         e.why.empty() ? "" : " " + e.why, e.status == Status::pass || e.status == Status::na ? "" : where,
-                        e.detail.empty() ? "" : ": " + e.detail, took)
-         << std::flush;
+                        e.detail.empty() ? "" : ": " + e.detail, took);
+    if (margins_ && e.margin) out_ << margin_line(*e.margin);
+    out_ << std::flush;
   }
   void note(const std::string& b, const std::string& text) override {
     out_ << "  " << (b.empty() ? "" : b + ": ") << text << "\n" << std::flush;
@@ -39,14 +41,21 @@ class Console final : public Reporter {
   void summary(const Summary& s) override { out_ << s.line() << "\n" << std::flush; }
 
  private:
+  // "  margin 0.31 of the bound at y[17] (rows:7/cols:64, fill=offset): want .. got .. bound .."
+  static std::string margin_line(const Margin& m) {
+    std::string where = m.shape + (m.fill.empty() ? "" : ", fill=" + m.fill);
+    std::string against = m.interval ? fmt::format("in [{:.9g}, {:.9g}]", m.lo, m.hi) : fmt::format("bound {:.3g}", m.bound);
+    return fmt::format("  margin {:.3g} of the {} at {}[{}] ({}): want {:.9g} got {:.9g} {}\n", m.ratio,
+                       m.interval ? "interval" : "bound", m.output, m.index, where, m.want, m.got, against);
+  }
   std::ostream& out_;
-  bool color_;
+  bool color_, margins_;
 };
 
 }  // namespace
 
-std::unique_ptr<Reporter> make_console_reporter(std::ostream& out, bool color) {
-  return std::make_unique<Console>(out, color);
+std::unique_ptr<Reporter> make_console_reporter(std::ostream& out, bool color, bool margins) {
+  return std::make_unique<Console>(out, color, margins);
 }
 
 }  // namespace kc

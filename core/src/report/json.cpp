@@ -1,11 +1,13 @@
 // JSON reporter: JSON Lines, one object a line, each written and flushed as it happens, so a run
 // cut off (a crash, a time limit, a kill) leaves every event it finished readable. Each object has
 // "type": begin, backend, gate, note, summary (one a backend), and last end, which repeats every
-// backend's summary: a tool that needs only the verdict reads the last line.
+// backend's summary: a tool that needs only the verdict reads the last line. A gate 3 line that
+// passed within its bounds carries "margin" (margin_json.hpp).
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "kc/report.hpp"
+#include "margin_json.hpp"
 #include "phases_json.hpp"
 
 namespace kc {
@@ -39,18 +41,20 @@ class JsonLines final : public Reporter {
     put({{"type", "backend"}, {"backend", b}, {"device", device}, {"absent", absent}});
   }
   void gate(const GateEvent& e) override {
-    put({{"type", "gate"},
-         {"backend", e.backend},
-         {"entry", e.entry},
-         {"gate", int(e.gate)},
-         {"gate_name", gate_name(e.gate)},
-         {"status", status_name(e.status)},
-         {"ok", status_ok(e.status)},
-         {"why", e.why},
-         {"shape", e.shape},
-         {"detail", e.detail},
-         {"seconds", e.seconds},
-         {"phases", e.phases}});
+    json j{{"type", "gate"},
+           {"backend", e.backend},
+           {"entry", e.entry},
+           {"gate", int(e.gate)},
+           {"gate_name", gate_name(e.gate)},
+           {"status", status_name(e.status)},
+           {"ok", status_ok(e.status)},
+           {"why", e.why},
+           {"shape", e.shape},
+           {"detail", e.detail},
+           {"seconds", e.seconds},
+           {"phases", e.phases}};
+    if (e.margin) j["margin"] = *e.margin;  // gate 3 passed: how near its bound it came
+    put(j);
   }
   void note(const std::string& backend, const std::string& text) override {
     put({{"type", "note"}, {"backend", backend.empty() ? backend_ : backend}, {"text", text}});
@@ -66,7 +70,13 @@ class JsonLines final : public Reporter {
   }
 
  private:
-  void put(const json& j) { out_ << j.dump() << "\n" << std::flush; }
+  // The line and its newline in one write, then flushed: a kill between two writes could otherwise
+  // leave a whole object with no newline, read as a line cut in half.
+  void put(const json& j) {
+    const std::string line = j.dump() + "\n";
+    out_.write(line.data(), std::streamsize(line.size()));
+    out_.flush();
+  }
   std::ostream& out_;
   uint64_t seed_ = 0;
   std::string backend_;

@@ -1,5 +1,5 @@
 // Named value distributions for gates 2 and 3, beside each family's spread fill (""):
-// shared by the rows, dense and affine families (internal to core). Fill::dist names one; a family
+// shared by the rows, dense and affine families and open to a custom rig. Fill::dist names one; a family
 // lists in Rig::fills those its formula can be hurt by and draws its operands' rows from row().
 //   offset    1000 + s u, u in [-1, 1], s = max(0.01, 4 ulps of the type at 1000): cancellation
 //   range     magnitudes from 2^lo to 2^hi in one row (the family's exponents, which keep its sums

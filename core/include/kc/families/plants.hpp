@@ -1,4 +1,4 @@
-// Gate 1's plants, shared by the rows, dense and affine families (internal to core). A plant names
+// Gate 1's plants, shared by the rows, dense and affine families and open to a custom rig. A plant names
 // an operand, a kind (one value, two infinities, a NaN of another sign or payload, a whole row) and
 // the column a single value goes to when Fill::pos is unset. Today's four plants (NaN, +Inf, -Inf,
 // both infinities at the last column) come first for every operand, so their indices keep their
