@@ -8,7 +8,31 @@
 # gtest_discover_tests does), with "<target>.limits" for gate 5; a GPU entry asks CTest for a "gpus"
 # resource and is skipped where its backend is absent. Included by the installed package
 # (find_package(KernelContract)) and by the harness's own build (add_subdirectory) alike.
-set(_kc_functions_dir ${CMAKE_CURRENT_LIST_DIR})
+
+# The package's targets require C++20, for CUDA sources too, and CMake 3.25 knows no C++20 flag for
+# nvcc 13: taught here, in the scope that finds the package (its project enabled CUDA first).
+if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+endif()
+
+# kc_cupti_library(<var>): the CUPTI library of the CUDA toolkit found (find_package(CUDAToolkit)),
+# by its soname's file where there is one (it outlives a minor toolkit update), else "". The launch
+# watch opens it at run time from a paths file's `cupti`: CUPTI is never linked. A parent project
+# holding the harness by add_subdirectory() does not see its CUDA:: targets: the harness's build
+# leaves its answer in a global property.
+function(kc_cupti_library var)
+  get_property(lib GLOBAL PROPERTY KC_CUPTI_LIBRARY)
+  if(NOT lib AND TARGET CUDA::cupti)
+    get_target_property(lib CUDA::cupti IMPORTED_LOCATION)
+    get_filename_component(dir ${lib} DIRECTORY)
+    if(DEFINED CUDAToolkit_VERSION_MAJOR AND EXISTS ${dir}/libcupti.so.${CUDAToolkit_VERSION_MAJOR})
+      set(lib ${dir}/libcupti.so.${CUDAToolkit_VERSION_MAJOR})
+    endif()
+  endif()
+  set(${var} ${lib} PARENT_SCOPE)
+endfunction()
 
 function(kc_add_contract target)
   cmake_parse_arguments(PARSE_ARGV 1 KC "" "RECORDS" "SOURCES;LAUNCHES")
@@ -42,6 +66,10 @@ function(kc_add_contract target)
   endif()
   get_filename_component(records ${KC_RECORDS} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
   string(APPEND paths "cuda-records ${records}\nlimits-tool ${tool}\n")
+  kc_cupti_library(cupti)
+  if(cupti)
+    string(APPEND paths "cupti ${cupti}\n")
+  endif()
   file(GENERATE OUTPUT $<TARGET_FILE:${target}>.paths CONTENT "${paths}")
 
   add_custom_target(${target}_records
@@ -59,6 +87,6 @@ function(kc_add_contract target)
   # One CTest test an entry, listed from the executable when ctest runs.
   set(list_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake)
   file(GENERATE OUTPUT ${list_file} CONTENT
-    "include(\"${_kc_functions_dir}/KernelContractDiscover.cmake\")\nkc_discover_entries(\"${target}\" \"$<TARGET_FILE:${target}>\")\n")
+    "include(\"${CMAKE_CURRENT_FUNCTION_LIST_DIR}/KernelContractDiscover.cmake\")\nkc_discover_entries(\"${target}\" \"$<TARGET_FILE:${target}>\")\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${list_file})
 endfunction()

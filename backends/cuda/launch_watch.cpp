@@ -6,18 +6,33 @@
 #include <cuda_runtime.h>
 #include <cupti.h>  // with generated_cuda_meta.h: the launch calls' parameters
 #include <cxxabi.h>
+#include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "kc/cuda.hpp"
+#include "kc/limits/paths.hpp"
 
 namespace kc::cuda {
 
 namespace {
+
+// The CUPTI calls the watch makes, typed by cupti.h and found with dlsym: CUPTI is opened at run
+// time, never linked, so a binary starts (and runs its CPU backend) where no toolkit is installed.
+struct Cupti {
+  decltype(&cuptiSubscribe) subscribe = nullptr;
+  decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
+  decltype(&cuptiEnableCallback) enable_callback = nullptr;
+  decltype(&cuptiGetResultString) result_string = nullptr;
+};
+Cupti cupti;  // set by the first open_cupti that finds every call
+std::mutex cupti_m;
 
 struct Raw {
   std::string name;  // as the driver names the function (mangled)
@@ -108,22 +123,27 @@ void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id,
 
 std::string cupti_error(const char* call, CUptiResult r) {
   const char* s = nullptr;
-  cuptiGetResultString(r, &s);
+  cupti.result_string(r, &s);
   return std::string(call) + ": " + (s ? s : "CUPTI error " + std::to_string(int(r)));
 }
 
 // Subscribes once; "" or why not.
 std::string subscribe(Watch& w) {
   if (w.subscribed || !w.broken.empty()) return w.broken;
+  try {
+    if (std::string why = open_cupti(cupti_places()); !why.empty()) return w.broken = why;
+  } catch (const std::exception& e) {  // a paths file that cannot be read
+    return w.broken = std::string("CUPTI: ") + e.what();
+  }
   CUpti_SubscriberHandle sub{};
-  if (CUptiResult r = cuptiSubscribe(&sub, on_launch, nullptr); r != CUPTI_SUCCESS)
+  if (CUptiResult r = cupti.subscribe(&sub, on_launch, nullptr); r != CUPTI_SUCCESS)
     return w.broken = cupti_error("cuptiSubscribe", r);
   for (CUpti_CallbackId id :
        {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
-    if (CUptiResult r = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS) {
-      cuptiUnsubscribe(sub);
+    if (CUptiResult r = cupti.enable_callback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS) {
+      cupti.unsubscribe(sub);
       return w.broken = cupti_error("cuptiEnableCallback", r);
     }
   for (const LaunchFn& l : launch_fns()) {
@@ -136,6 +156,46 @@ std::string subscribe(Watch& w) {
 }
 
 }  // namespace
+
+std::vector<std::string> cupti_places() {
+  // CUPTI's soname follows the toolkit's major version (libcupti.so.13 for CUDA 13), as cupti.h here.
+  std::vector<std::string> v{"libcupti.so." + std::to_string(CUDART_VERSION / 1000)};
+  if (std::string p = kc::limits::contract_path("cupti"); !p.empty()) v.push_back(p);
+  return v;
+}
+
+std::string open_cupti(const std::vector<std::string>& places) {
+  std::lock_guard<std::mutex> l(cupti_m);
+  std::string tried;
+  for (const std::string& p : places) {
+    dlerror();
+    void* lib = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = dlerror();
+      tried += "; " + (why ? std::string(why) : p + ": dlopen gave no reason");
+      continue;
+    }
+    Cupti c;
+    const char* missing = nullptr;
+    auto find = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      if (!fn && !missing) missing = name;
+    };
+    find(c.subscribe, "cuptiSubscribe");
+    find(c.unsubscribe, "cuptiUnsubscribe");
+    find(c.enable_callback, "cuptiEnableCallback");
+    find(c.result_string, "cuptiGetResultString");
+    if (!missing) {
+      if (!cupti.subscribe) cupti = c;  // the library kept open for the process
+      return "";
+    }
+    dlclose(lib);
+    tried += "; " + p + " has no " + missing;
+  }
+  return "CUPTI (libcupti, the CUDA toolkit's) cannot be opened" + (tried.empty() ? ": no place to look" : tried) +
+         "; put its folder on LD_LIBRARY_PATH, or set KC_CUPTI (or a `cupti` line in " + kc::limits::paths_file() +
+         ") to the library's path";
+}
 
 std::string watch_launches(void* stream) {
   Watch& w = state();

@@ -15,13 +15,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::pair<const char*, const char*>, 7> kKeys = {{{"launches", "KC_LAUNCHES"},
+constexpr std::array<std::pair<const char*, const char*>, 8> kKeys = {{{"launches", "KC_LAUNCHES"},
                                                                        {"cuda-records", "KC_CUDA_RECORDS"},
                                                                        {"hip-records", "KC_HIP_RECORDS"},
                                                                        {"hip-objects", "KC_HIP_OBJECTS"},
                                                                        {"xpu-records", "KC_XPU_RECORDS"},
                                                                        {"xpu-zebins", "KC_XPU_ZEBINS"},
-                                                                       {"limits-tool", "KC_LIMITS_TOOL"}}};
+                                                                       {"limits-tool", "KC_LIMITS_TOOL"},
+                                                                       {"cupti", "KC_CUPTI"}}};
 
 const char* env_of(const std::string& key) {
   for (const auto& [k, e] : kKeys)

@@ -9,6 +9,8 @@
 //   hip-records   KC_HIP_RECORDS     hip-objects  KC_HIP_OBJECTS
 //   xpu-records   KC_XPU_RECORDS     xpu-zebins   KC_XPU_ZEBINS
 //   limits-tool   KC_LIMITS_TOOL                   the kernel-contract-limits a message names
+//   cupti         KC_CUPTI                         the CUDA toolkit's libcupti, opened by the launch
+//                                                  watch where the loader's path has none
 #pragma once
 #include <string>
 #include <vector>
