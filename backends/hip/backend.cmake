@@ -10,13 +10,14 @@ if(KC_HIP_RUNTIME)
   find_path(KC_HIP_INCLUDE hip/hip_runtime_api.h PATHS /opt/rocm/include)
   if(KC_HIP_INCLUDE)
     set(kc_hip_backend_sources ${CMAKE_CURRENT_LIST_DIR}/hip_backend.cpp)
-    set(kc_hip_backend_libs ${CMAKE_DL_LIBS})  # libamdhip64 is opened at run time, not linked
+    # libamdhip64 is opened at run time, not linked; the code objects' folder is the paths file's
+    set(kc_hip_backend_libs ${CMAKE_DL_LIBS} kc_limits)
     string(REPLACE ";" "," kc_hip_chip_list "${KC_HIP_CHIPS}")
     if(NOT KC_HIP_INCLUDE STREQUAL "/usr/include")  # a system directory must stay last on the path
       set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/hip_backend.cpp PROPERTIES INCLUDE_DIRECTORIES ${KC_HIP_INCLUDE})
     endif()
     set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/hip_backend.cpp PROPERTIES
-      COMPILE_DEFINITIONS "__HIP_PLATFORM_AMD__=1;KC_HIP_OBJECTS_DIR=\"${CMAKE_BINARY_DIR}/hsaco\";KC_HIP_CHIPS=\"${kc_hip_chip_list}\"")
+      COMPILE_DEFINITIONS "__HIP_PLATFORM_AMD__=1;KC_HIP_CHIPS=\"${kc_hip_chip_list}\"")
     message(STATUS "kernel-contract: HIP backend with ${KC_HIP_INCLUDE}/hip (libamdhip64 opened at run time)")
   else()
     message(STATUS "kernel-contract: HIP backend is a stub (no hip/hip_runtime_api.h)")

@@ -16,11 +16,9 @@
 
 #include "backends/factories.hpp"
 #include "backends/hip/launches.hpp"
+#include "kc/limits/paths.hpp"
 #include "kc/spec.hpp"
 
-#ifndef KC_HIP_OBJECTS_DIR
-#define KC_HIP_OBJECTS_DIR "hsaco"
-#endif
 #ifndef KC_HIP_CHIPS
 #define KC_HIP_CHIPS "gfx1030,gfx1100,gfx1151,gfx1201"
 #endif
@@ -119,7 +117,12 @@ std::map<std::string, hipModule_t> g_modules;
 
 hipFunction_t kernel(const std::string& image, const std::string& symbol) {
   if (g_chip.empty()) throw Error("hip: no device probed: cannot load " + image);
-  const std::string path = std::string(KC_HIP_OBJECTS_DIR) + "/" + image + "_" + g_chip + ".co";
+  // The folder of code objects is the contract's own (kc/limits/paths.hpp), never compiled in.
+  const std::string dir = kc::limits::contract_path("hip-objects");
+  if (dir.empty())
+    throw Error("hip: no folder of code objects for " + image + ": set KC_HIP_OBJECTS or a hip-objects line in " +
+                kc::limits::paths_file());
+  const std::string path = dir + "/" + image + "_" + g_chip + ".co";
   auto it = g_modules.find(path);
   if (it == g_modules.end()) {
     hipModule_t m = nullptr;

@@ -240,6 +240,12 @@ class HipAuditor final : public kc::Auditor {
     res.backend = "hip";
     try {
       std::vector<HipLaunch> launches = hip_launches(read_launch_rows(find_launch_files(default_launch_paths())));
+      // A contract with no HIP launch rows (an outside CUDA or CPU project) has nothing here to audit:
+      // neither records nor code objects are its own.
+      if (launches.empty()) {
+        res.notes.push_back("no HIP launch rows in this contract's launch files: nothing to audit");
+        return res;
+      }
       // Code objects: those among the paths given (a run may name CUDA binaries only), else the ones
       // this build compiled.
       std::vector<std::string> files = find_code_objects(opt.paths);

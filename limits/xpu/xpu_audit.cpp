@@ -337,6 +337,11 @@ class XpuAuditor final : public kc::Auditor {
     res.backend = "xpu";
     try {
       auto launches = xpu_launches(read_launch_rows(find_launch_files(default_launch_paths())));
+      // A contract with no XPU launch rows has nothing here to audit (its records are not its own).
+      if (launches.empty()) {
+        res.notes.push_back("no XPU launch rows in this contract's launch files: nothing to audit");
+        return res;
+      }
       auto files = find_zebins(opt.paths);  // zebins among the paths given, else this build's
       if (files.empty()) files = find_zebins({default_zebin_dir()});
       for (auto& e : hip::failed_device_builds({default_zebin_dir()})) res.errors.push_back(std::move(e));
