@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/test_env.hpp"
 #include "kc/cuda.hpp"
 #include "kc/registry.hpp"
 
@@ -27,7 +28,7 @@ std::map<std::string, Row> tsv_rows() {
   std::map<std::string, Row> out;
   namespace fs = std::filesystem;
   for (const char* dir : {"/kernels/rows", "/controls/cuda"}) {
-    for (const auto& f : fs::recursive_directory_iterator(std::string(KC_SOURCE_DIR) + dir)) {
+    for (const auto& f : fs::recursive_directory_iterator(kc_test::env_dir("KC_TEST_SOURCE_DIR") + dir)) {
       if (f.path().filename() != "launches.tsv") continue;
       std::ifstream in(f.path());
       std::string line;

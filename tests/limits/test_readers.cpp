@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cstring>
 
+#include "test_env.hpp"
 #include "kc/limits/cuda_audit.hpp"
 #include "kc/limits/error.hpp"
 #include "kc/limits/fatbin.hpp"
@@ -437,7 +438,7 @@ TEST_F(LimitsAudit, ControlsOfControlsCudaAreRedOnEverySm) {
   for (const auto& e : fs::directory_iterator(fixtures()))
     if (e.path().filename().string().rfind("control_", 0) == 0) cfg.binaries.push_back(e.path().string());
   ASSERT_EQ(cfg.binaries.size(), 2u);
-  cfg.launch_paths = {KC_SOURCE_DIR "/controls/cuda/launches.tsv"};
+  cfg.launch_paths = {(fs::path(fixtures()) / "controls_launches.tsv").string()};  // copied by build_fixtures
   auto a = audit_cuda(cfg, false);
   for (const auto& e : a.result.errors) ADD_FAILURE() << e;
   ASSERT_EQ(a.result.lines.size(), 2u * kServed.size());
@@ -455,7 +456,7 @@ TEST_F(LimitsAudit, ControlsOfControlsCudaAreRedOnEverySm) {
 }
 
 TEST_F(LimitsAudit, ToolExitCodes) {
-  const char* tool = KC_LIMITS_TOOL_BIN;
+  const std::string tool = kc_test::bin_file("kernel-contract-limits");
   const std::string base = std::string(tool) + " --launches " + (dir / "decl").string() + " --records " + cfg.records_dir + " ";
   auto rc = [](const std::string& cmd) {
     const int r = std::system((cmd + " > /dev/null 2>&1").c_str());

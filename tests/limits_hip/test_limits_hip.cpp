@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "test_env.hpp"
 #include "hip/hip_audit.hpp"
 #include "hip/hip_auditor.hpp"
 #include "kc/limits/error.hpp"
@@ -22,7 +23,7 @@ const AmdKernel& kernel(const CodeObject& co, const std::string& name) {
     if (k.name == name) return k;
   throw std::runtime_error("no kernel " + name + " in " + co.path);
 }
-std::string fx(const char* f) { return std::string(KC_FX_DIR) + "/" + f; }
+std::string fx(const char* f) { return kc_test::env_dir("KC_FX_DIR") + "/" + f; }
 }  // namespace
 
 TEST(HipReader, ForcedBoundLdsSpill) {

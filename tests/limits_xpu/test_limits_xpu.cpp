@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "test_env.hpp"
 #include "kc/limits/error.hpp"
 #include "xpu/xpu_audit.hpp"
 
@@ -17,7 +18,7 @@ const ZeKernel& kernel(const Zebin& z, const std::string& n) {
     if (k.name == n) return k;
   throw std::runtime_error("no kernel " + n + " in " + z.path);
 }
-std::string fx(const char* f) { return std::string(KC_FX_DIR) + "/" + f; }
+std::string fx(const char* f) { return kc_test::env_dir("KC_FX_DIR") + "/" + f; }
 }  // namespace
 
 TEST(ZeInfo, ForcedByTheSource) {

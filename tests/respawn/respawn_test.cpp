@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../cli_lines.hpp"
+#include "../test_env.hpp"
 #include "fake.hpp"
 #include "kc/runner.hpp"
 
@@ -34,7 +35,7 @@ std::string temp(const char* what) {
 Ran cli(const std::string& args, const std::string& env = "") {
   Ran r;
   const std::string log = temp("log");
-  const std::string cmd = "KC_FAKE_LOG=" + log + " " + env + " " RESPAWN_CLI " " + args + " 2>&1";
+  const std::string cmd = "KC_FAKE_LOG=" + log + " " + env + " " + kc_test::bin_file("respawn_cli") + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
