@@ -1,13 +1,7 @@
 # cmake -P script: install the package, configure examples/outside_cuda against it, build, run its
 # CPU twin, its offline gate 5 (rope_contract.limits) and check its entries are CTest tests.
 file(REMOVE_RECURSE ${WORK_DIR})
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(last_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake_steps.cmake)
 step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 step(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix
      -DCMAKE_CUDA_COMPILER=${NVCC})
