@@ -250,13 +250,30 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
     return a;
   }
 
-  // Which SMs: those asked for, else those the binaries hold images for (an outside project's build
-  // serves the SMs it compiled for, whatever this library was built for), said beside the served
-  // chips they lack; with no image at all, this build's own list.
+  // Which SMs: those asked for, else those the binaries hold images of the declared launches for (an
+  // outside project's build serves the SMs it compiled its kernels for, whatever this library's own
+  // kernels, linked beside them, were built for), said beside the served chips they lack; where no
+  // image holds a declared launch, every image's SM (the launches' errors then say so); with no
+  // image at all, this build's own list.
   std::vector<int> sms = cfg.sms;
   if (sms.empty()) {
+    auto declares = [&](const Image& im) {
+      for (const auto& k : im.cubin.kernels)
+        for (const auto& l : launches)
+          if (k.symbol == l.symbol || strip_ws(k.name) == strip_ws(l.symbol)) return true;
+      return false;
+    };
+    std::set<int> theirs, other;
+    for (const auto& im : images) (declares(im) ? theirs : other).insert(im.cubin.sm);
+    if (theirs.empty()) theirs.swap(other);
+    std::string others;
+    for (int sm : other)
+      if (!theirs.count(sm)) others += (others.empty() ? "sm_" : " sm_") + std::to_string(sm);
+    if (!others.empty())
+      res.notes.push_back("cuda: images for " + others + " in" + quote_args(shown) +
+                          " hold none of the declared launches (code linked beside them): not audited");
     std::set<int> held, unserved;
-    for (const auto& im : images) (find_cuda_chip(chips, im.cubin.sm) ? held : unserved).insert(im.cubin.sm);
+    for (int sm : theirs) (find_cuda_chip(chips, sm) ? held : unserved).insert(sm);
     sms.assign(held.begin(), held.end());
     for (int sm : unserved)
       res.notes.push_back("cuda: images for sm_" + std::to_string(sm) + " in" + quote_args(shown) +

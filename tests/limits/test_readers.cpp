@@ -408,6 +408,24 @@ TEST_F(LimitsAudit, TheBinarysOwnSmsAreAuditedAndTheLackingOnesNamed) {
   EXPECT_NE(all.find("symbol 'fx_plain' is in no sm_80 image"), std::string::npos) << all;
 }
 
+// Code linked beside the contract's kernels (the harness's own, in an outside project's binary) may
+// hold images of more SMs than the contract compiled for: those SMs are not the contract's.
+TEST_F(LimitsAudit, ImagesHoldingNoDeclaredLaunchDoNotChooseTheSms) {
+  std::ofstream(dir / "decl" / "launches.tsv", std::ios::trunc) << "cuda fx/plain fx_plain 64 0 1 -\n";
+  std::string control;
+  for (const auto& e : fs::directory_iterator(fixtures()))
+    if (e.path().filename().string().rfind("control_", 0) == 0) control = e.path().string();
+  ASSERT_FALSE(control.empty()) << "no control_* fixture (every served SM)";
+  cfg.binaries = {path("forced_90.cubin"), control};
+  auto a = audit_cuda(cfg, false);
+  for (const auto& e : a.result.errors) ADD_FAILURE() << e;
+  ASSERT_EQ(a.result.lines.size(), 1u);
+  EXPECT_EQ(a.result.lines[0].chip, "sm_90");
+  std::string notes;
+  for (const auto& n : a.result.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("hold none of the declared launches"), std::string::npos) << notes;
+}
+
 TEST_F(LimitsAudit, FromSmLeavesLowerSmsOut) {
   std::ofstream(dir / "decl" / "launches.tsv", std::ios::trunc) << "cuda fx/clu fx_cluster 128 0 2 from=90\n";
   auto a = audit_cuda(cfg, false);
