@@ -1,6 +1,6 @@
-// The attention family's CPU entries through the runner: every kernel green on every gate, every
-// control red at the gate it was built for (ALSO elsewhere is allowed), under seeds other than
-// tests/core's; and each planted fault of issue #33 has its control.
+// The attention family's CPU entries through the runner: each planted fault of issue #33 has its
+// control at its gate, and a 0 where float64 gives NaN passes only where the rule is stated.
+// (tests/core/entries_test runs every CPU entry green and every control red, these included.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,10 +9,6 @@
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
 #include "kernels/attention/cpu_attention.hpp"
-
-namespace kc {
-void PrintTo(const Registration& r, std::ostream* os) { *os << r.backend << ":" << r.name; }
-}  // namespace kc
 
 namespace {
 
@@ -35,45 +31,7 @@ std::vector<kc::Registration> attention(bool controls) {
   return v;
 }
 
-std::string test_name(const testing::TestParamInfo<kc::Registration>& i) {
-  std::string n = i.param.name;
-  for (char& c : n)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return n;
-}
-
-class AttentionKernel : public testing::TestWithParam<kc::Registration> {};
-class AttentionControl : public testing::TestWithParam<kc::Registration> {};
-
 }  // namespace
-
-TEST_P(AttentionKernel, GreenOnEveryGate) {
-  int gates = 0;
-  for (const auto& e : kc::run_entry(GetParam(), cpu(), seeds())) {
-    gates += e.status == kc::Status::pass;
-    EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na)
-        << "gate " << int(e.gate) << " " << kc::status_name(e.status) << " " << e.why << " at " << e.shape << ": " << e.detail;
-  }
-  EXPECT_GE(gates, 4) << "gates 1-4 all apply to an attention entry";
-}
-
-TEST_P(AttentionControl, RedOnItsGate) {
-  const kc::Entry spec = kc::build(GetParam());
-  bool red = false;
-  for (const auto& e : kc::run_entry(GetParam(), cpu(), seeds())) {
-    if (e.gate == *spec.spec.control_gate) {
-      red = e.status == kc::Status::control_red;
-      EXPECT_TRUE(red) << "gate " << int(e.gate) << " " << kc::status_name(e.status) << ": " << e.detail;
-    } else {
-      EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na || e.status == kc::Status::also)
-          << "gate " << int(e.gate) << " " << kc::status_name(e.status) << ": " << e.detail;
-    }
-  }
-  EXPECT_TRUE(red);
-}
-
-INSTANTIATE_TEST_SUITE_P(Cpu, AttentionKernel, testing::ValuesIn(attention(false)), test_name);
-INSTANTIATE_TEST_SUITE_P(Cpu, AttentionControl, testing::ValuesIn(attention(true)), test_name);
 
 TEST(AttentionControls, EveryPlantedFaultHasItsControlAtItsGate) {
   const std::vector<std::pair<std::string, kc::Gate>> want{
