@@ -222,4 +222,44 @@ TEST(AttentionRange, AMergeWithoutAChunksScaleIsOutside) {
   EXPECT_TRUE(lse.contains(2.5 + std::log(L)));
 }
 
+// Steps::merged: a kernel that cuts the keys into chunks restarts each chunk's max, so keys after the
+// row's max may still be rescaled (in their chunk) and every weight takes the merge's exp. The row's
+// max sits at key 0 and the scores climb after it: a single online pass never rescales, the chunked
+// one does every tile. The chunked fp32 result lies in the merged range, which is wider than the
+// unmerged one exactly where those rescales are counted.
+TEST(AttentionRange, AMergedKernelsRescalesAreCountedByItsTiles) {
+  const int64_t n = 512, d = 8, chunk = 128;
+  std::vector<double> s;
+  s.push_back(8);
+  for (int64_t j = 1; j < n; ++j) s.push_back(std::ldexp(double(j % chunk), -4) - 4);
+  const HandRow r(s, d, 6);
+  Allow plain = cpu_allow(n, d), merged = plain;
+  merged.merged = true;
+  // The chunked kernel: the CPU kernels' online softmax a chunk, then an fp32 merge of the partials.
+  std::vector<kc::attention_cpu::Row> parts;
+  auto key = [&](int64_t j) { return std::pair{&r.k[size_t(j * d)], &r.v[size_t(j * d)]}; };
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    parts.emplace_back(d);
+    kc::attention_cpu::online(parts.back(), r.q.data(), d, 1.0f, c0, c0 + chunk, key, false, false);
+  }
+  float M = -INFINITY, L = 0;
+  for (const auto& p : parts) M = std::max(M, p.m);
+  std::vector<float> acc(size_t(d), 0.f);
+  for (const auto& p : parts) {
+    const float w = std::exp(p.m - M);
+    L += w * p.l;
+    for (int64_t t = 0; t < d; ++t) acc[size_t(t)] += w * p.acc[size_t(t)];
+  }
+  const Ranges g = ranges(r, merged), narrow = ranges(r, plain);
+  for (int64_t t = 0; t < d; ++t) {
+    EXPECT_TRUE(g.out[size_t(t)].contains(acc[size_t(t)] / L)) << t;
+    EXPECT_LE(g.out[size_t(t)].lo, narrow.out[size_t(t)].lo) << t;
+    EXPECT_GE(g.out[size_t(t)].hi, narrow.out[size_t(t)].hi) << t;
+  }
+  EXPECT_TRUE(g.lse.contains(M + std::log(L)));
+  const Spread sm = spread(r.s(), r.delta(merged), merged, false), sp = spread(r.s(), r.delta(plain), plain, false);
+  EXPECT_GT(sm.hi[1] / sm.w[1], sp.hi[1] / sp.w[1]) << "key 1: its rescales counted by the tiles after it, not by the moves of one pass";
+  EXPECT_EQ(sm.hi[0] / sm.w[0] > sp.hi[0] / sp.w[0], true) << "the merge's exp on every weight";
+}
+
 }  // namespace

@@ -22,11 +22,13 @@ struct Slots {
 
 // Gate 4's magnitudes: sum p |v| / l for out (it cancels: scale too), |lse| for lse.
 void sums_mag(const RowKeys& k, const RowValue& v, int64_t d, const Slots& at) {
-  for (int64_t t = 0; t < d; ++t) {
-    double m = 0;
-    for (size_t j = 0; j < k.s.size(); ++j) m += std::exp(k.s[j] - v.m) * std::fabs(k.v[j][t]);
-    if (at.o) at.o->mag[at.o_at + t] = at.o->scale[at.o_at + t] = at.lse ? m / v.l : m;
+  std::vector<double> m(size_t(d), 0.0);
+  for (size_t j = 0; j < k.s.size(); ++j) {  // key-major: one pass over the value rows
+    const double p = std::exp(k.s[j] - v.m);
+    for (int64_t t = 0; t < d; ++t) m[size_t(t)] += p * std::fabs(k.v[j][t]);
   }
+  for (int64_t t = 0; t < d; ++t)
+    if (at.o) at.o->mag[at.o_at + t] = at.o->scale[at.o_at + t] = at.lse ? m[size_t(t)] / v.l : m[size_t(t)];
   for (Expected* e : {at.lse, at.m, at.l})
     if (e) e->mag[at.at] = e->scale[at.at] = std::fabs(e->want[at.at]);
 }

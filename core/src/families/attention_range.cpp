@@ -60,6 +60,7 @@ Allow allow_of(const Case& c, const Steps& st, const char* tiled_dim) {
   const Dim* d = c.spec ? c.spec->dim(tiled_dim) : nullptr;
   al.tile = d && d->tiled ? std::max<int64_t>(1, d->tile) : 1;
   al.base = st.base;
+  al.merged = st.merged;
   return al;
 }
 
@@ -93,7 +94,10 @@ Spread spread(const std::vector<double>& s, const std::vector<double>& delta, co
       sp.w[j] = sp.lo[j] = sp.hi[j] = 0;
       continue;
     }
-    const double r = double(std::min<int64_t>(after[j], int64_t(n - 1 - j) / al.tile + 1));
+    // A merged kernel's chunk restarts its max, so any later tile of the chunk may rescale, and the
+    // merge rescales the chunk's partial once more.
+    const int64_t tiles = int64_t(n - 1 - j) / al.tile + 1;
+    const double r = double(al.merged ? tiles + 1 : std::min<int64_t>(after[j], tiles));
     const double gap = sp.M - s[j];
     // The score's error (and the kernel's max's, where the weight is relative to it), s_j - max's
     // and every rescale argument's rounding (each up to u of the gap it closes), exp's error once

@@ -22,6 +22,7 @@ struct Allow {
   int64_t tile = 1;    // keys a tile: the max moves, and the sums rescale, at most once a tile
   int ops = 1;         // fp32 operations after the sums (out = o / l)
   LseBase base = LseBase::e;
+  bool merged = false;  // Steps::merged: chunks' partials merged (rescales by tiles, one more exp)
 };
 // The case's Allow: the spec's depth (gamma dropped at gate 4, whose sums are exact), ops, tile of
 // `tiled_dim` and ulps, and the steps' dot depth (d where unstated), score ops and P.

@@ -46,7 +46,8 @@
 // score's error (gamma(dot depth) of its |q . k| times scale, Steps::score_ops roundings), the
 // rounding of s_j - max and of each rescale's argument (up to u (M - s_j) each), and exp's stated
 // ulps (spec .ulp("expf" or "exp2f", n), 2 if unstated) once for p_j and once for every rescale of
-// its running sums after it (a move of the max, at most once a key tile); P rounded to bf16 for P.V
+// its running sums after it (a move of the max, at most once a key tile; with Steps::merged every
+// later tile's, and one more for the merge); P rounded to bf16 for P.V
 // (Steps::p) moves only the numerator's term; the key sums take gamma(spec depth) (depth counts a
 // sum's chain with its rescales and the product's rounding), the division spec ops. out's ends are
 // the extremes of sum w_j v_j / sum w_j over every weight in its spread (a linear-fractional
@@ -91,6 +92,11 @@ struct Steps {
   std::function<double(const Shape&)> dot_depth;  // the q . k chain; empty: d
   Empty empty = Empty::propagate;
   LseBase base = LseBase::e;
+  // Decode only: the kernel cuts a row's keys into chunks of its choosing (each a whole number of
+  // key tiles), a partial a chunk, and merges the partials. A chunk's running max starts afresh, so
+  // rescales are counted by the tiles after a key alone, and the merge's rescale of each partial is
+  // one more exp on every weight.
+  bool merged = false;
 };
 
 // Every size a kernel needs at a shape.
@@ -109,5 +115,6 @@ float scale(const Shape& s);  // fp32(1 / sqrt(d))
 Entry decode(Cache cache, DType out, Steps steps = {}, int64_t page = 16);
 Entry split(Cache cache, Partials form, int64_t chunk, Steps steps = {}, int64_t page = 16);
 Entry merge(Partials form, DType out, Steps steps = {});
+
 
 }  // namespace kc::attention
