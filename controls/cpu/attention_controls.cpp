@@ -2,6 +2,7 @@
 // switched on (kernels/attention/cpu_attention.hpp's Faults, cpu_merge.hpp's drop_scale), red at the
 // gate it was built for. Small envelopes: each fault shows at the first shapes that reach it.
 #include "../../kernels/attention/cpu_attention.hpp"
+#include "../../kernels/attention/append/cpu_append.hpp"
 #include "../../kernels/attention/merge/cpu_merge.hpp"
 #include "kc/families/attention.hpp"
 #include "kc/registry.hpp"
@@ -92,4 +93,17 @@ KC_CONTROL("attention/ctl/merge_drops_scale", cpu) {
       .ulp("logf", 1)
       .control(kc::Gate::shapes, kc::Why::interval)
       .launch([](const kc::Buffers& b) { merge<float>(b, true, false, false, /*drop_scale=*/true); });
+}
+
+// Gate 3: the K/V write puts each sequence's newest page through the table entry before it; the
+// write is bit-exact, so the right page's old values and the wrong page's new ones show.
+KC_CONTROL("attention/ctl/append_stale_page", cpu) {
+  return kc::attention::append(16)
+      .served({{"seqs", {3}}, {"rows", {1, 4}}, {"kv_heads", {1}}, {"d", {64}}, {"keys", {1, 100}}})
+      .range("rows", 1, 1)
+      .range("d", 64, 64)
+      .tile("keys", 16, 1, 1)
+      .ops(0)
+      .control(kc::Gate::shapes, kc::Why::interval)
+      .launch([](const kc::Buffers& b) { kc::attention_cpu::append(b, 16, /*stale_page=*/true); });
 }

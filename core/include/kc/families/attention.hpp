@@ -116,5 +116,11 @@ Entry decode(Cache cache, DType out, Steps steps = {}, int64_t page = 16);
 Entry split(Cache cache, Partials form, int64_t chunk, Steps steps = {}, int64_t page = 16);
 Entry merge(Partials form, DType out, Steps steps = {});
 
+// The paged cache's write: each sequence's newest `rows` keys (k_new, v_new [seqs, rows, kv_heads,
+// d] bf16; row r is key lens[s] - rows + r, none where that is below 0) copied into the arena's k and
+// v [pages, page, kv_heads, d] through page_table, in place (k_out, v_out are k and v): bit-exact,
+// every other slot of the arena (spare pages and padding included) unchanged. Dims: seqs, rows,
+// kv_heads, d, keys (the longest sequence after the write; lens as decode's).
+Entry append(int64_t page = 16);
 
 }  // namespace kc::attention
