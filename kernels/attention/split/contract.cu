@@ -1,0 +1,69 @@
+// Contracts of the CUDA split (cuda_attention.cuh's kc_attn_split over the entry's chunks): one
+// launch a head dim, every cache; P rounded to bf16 for P V.
+#include "../cuda_contract.cuh"
+
+namespace {
+using kc::attention::Cache;
+
+// A chunk's longest chain: P V on the tensor cores (3 x its terms + 16, as dense/gemm counts their
+// undocumented accumulation), a rescale a tile, the few keys added on the CUDA cores. A score: its
+// dot on the tensor cores, then times the scale.
+double key_depth(int64_t span) { return double(3 * span + span / 32 + 32); }
+double dot_depth(const kc::Shape& s) { return 3.0 * double(s["d"]) + 16; }
+std::vector<std::string> split_launches() { return {"attention/split/d64", "attention/split/d128", "attention/split/d256"}; }
+
+}  // namespace
+
+// Chunks of 256 keys over a paged cache: (m, l, unnormalized o), float64's classes.
+KC_KERNEL("attention/split/paged_mlo", cuda) {
+  kc::attn_cu::served_prepare();
+  kc::attention::Steps st;
+  st.dot_depth = dot_depth;
+  st.p = kc::attention::PRound::bf16;
+  return kc::attention::split(Cache::paged, kc::attention::Partials::mlo, 256, st, 16)
+      .served({{"seqs", {3}}, {"rows", {2}}, {"kv_heads", {1}}, {"group", {4}}, {"d", {128}}, {"keys", {1, 700, 8192}}})
+      .tile("keys", 64, 1, 1)
+      .range("d", 64, 64)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return key_depth(std::min<int64_t>(s["keys"], 256)); }, 0)
+      .ulp("expf (CUDA's stated bound)", 2)
+      .launches(split_launches())
+      .launch([](const kc::Buffers& b) { kc::attn_cu::split_entry(b, Cache::paged, 16, 256, true, false); });
+}
+
+// Chunks of 128 keys over a linear cache: (o, lse) in base 2, an empty chunk 0 and -Inf (stated).
+KC_KERNEL("attention/split/linear_lse2", cuda) {
+  kc::attn_cu::served_prepare();
+  kc::attention::Steps st;
+  st.dot_depth = dot_depth;
+  st.p = kc::attention::PRound::bf16;
+  st.score_ops = 2;  // the dot times fp32(scale * log2(e)), itself rounded
+  st.empty = kc::attention::Empty::zero;
+  st.base = kc::attention::LseBase::two;
+  return kc::attention::split(Cache::linear, kc::attention::Partials::lse, 128, st)
+      .served({{"seqs", {3}}, {"rows", {2}}, {"kv_heads", {2}}, {"group", {1}}, {"d", {256}}, {"keys", {1, 400}}})
+      .tile("keys", 32, 1, 1)  // d 256 runs 32-key tiles (Tile<256>)
+      .range("d", 128, 128)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return key_depth(std::min<int64_t>(s["keys"], 128)); }, 1)
+      .ulp("exp2f (CUDA's stated bound)", 2)
+      .ulp("log2f (CUDA's stated bound)", 1)
+      .launches(split_launches())
+      .launch([](const kc::Buffers& b) { kc::attn_cu::split_entry(b, Cache::linear, 0, 128, false, true); });
+}
+
+// The served split (cuda_served.hpp): this unit's copies are the ones the launch records name.
+namespace kc::attn_cu {
+void served_prepare() {
+  try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
+    prepare_split<64, kNone>();
+    prepare_split<128, kNone>();
+    prepare_split<256, kNone>();
+  } catch (const std::exception&) {
+  }
+}
+int served_wave(int d) { return wave_of<kNone>(d); }
+void served_split(const Args& a, int d, cudaStream_t st) { launch_split<kNone>(a, d, st); }
+}  // namespace kc::attn_cu
+
+KC_CUDA_LAUNCH("attention/split/d64", (kc_attn_split<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
+KC_CUDA_LAUNCH("attention/split/d128", (kc_attn_split<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<128>::kSmem);
+KC_CUDA_LAUNCH("attention/split/d256", (kc_attn_split<256, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<256>::kSmem);
