@@ -11,7 +11,8 @@
 #      cuda_tests, where blocks walk many tiles): its producer, consumers and tile meetings share
 #      shared memory through mbarriers only, which the contract's gates cannot watch;
 #   5. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
-#      cuBLAS, prompt GEMM and affine tiles against cuBLAS.
+#      cuBLAS, prompt GEMM and affine tiles against cuBLAS, decode attention against copy bandwidth,
+#      PyTorch's SDPA backends and FlexAttention.
 # The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
 # 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
 # benchmark's.
@@ -47,6 +48,12 @@ grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
 for tool in racecheck synccheck; do
   step "$tool" 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/cuda_tests" --gtest_filter='Qmv90.*'
   grep -E "SUMMARY|PASSED|FAILED|SKIPPED" "$O/$tool.log" | cut -c1-200
+  # The attention split (its cp.async ring, the scores and P through shared memory) and merge: the
+  # decode benchmark's launches once each, and the ring entry's (8 rows: the keys only some rows see).
+  step "attention_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_decode_attention" --once 3 1000 8 4096
+  step "attention_ring_$tool" 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/kernel-contract" --backend cuda \
+    --only attention/decode/ring_f32 --no-limits
+  grep -E "SUMMARY" "$O/attention_$tool.log" "$O/attention_ring_$tool.log" | cut -c1-200
 done
 
 if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
@@ -59,4 +66,8 @@ if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
   cat "$O/bench_dense.log"
   step bench_prompt "$bt" "$B/bin/bench_prompt"
   cat "$O/bench_prompt.log"
+  timeout "$bt" "$B/bin/bench_decode_attention" > "$O/bench_decode.csv" 2> "$O/bench_decode.err"
+  echo "bench_decode_attention: exit $?" | tee -a "$O/bench_decode.err"
+  timeout 300 python3 bench/cuda/attention/table.py "$O/bench_decode.csv" > "$O/decode_table.txt" 2>&1
+  cat "$O/decode_table.txt"
 fi
