@@ -23,6 +23,9 @@ inline constexpr int kWarps = 8, kThreads = 32 * kWarps;
 // Weight forms (template arguments: demangled as integers in launches.tsv).
 enum : int { w_tensor = 0, w_channel = 1, w_block128 = 2, w_mx = 3, w_nv = 4 };
 enum : int { a_bf16 = 0, a_fp8_tensor = 1, a_fp8_group = 2 };
+// A planted fault for the CUDA controls (controls/cuda/bs_*): e4m3 weights' NaN codes read as +-480;
+// a 128-column piece taking the next K block's weight scale.
+enum : int { f_none = 0, f_nan_code_as_number = 1, f_neighbour_scale = 2 };
 
 __device__ __forceinline__ float bf16_bits(uint32_t h) { return __uint_as_float(h << 16); }
 
@@ -57,7 +60,7 @@ __device__ __forceinline__ float warp_sum(float v) {
 }
 
 // FP8 weights (W: tensor, channel, block128) with bf16 or FP8 activations.
-template <int MT, class Out, int W, int A>
+template <int MT, class Out, int W, int A, int F = f_none>
 __global__ void __launch_bounds__(kThreads)
     kc_bs_fp8_gemv(const void* x, const float* sx, const uint8_t* q, const float* s, Out* y, int M, int N, int K) {
   const int lane = threadIdx.x % 32, n = blockIdx.x * kWarps + threadIdx.x / 32;
@@ -71,8 +74,12 @@ __global__ void __launch_bounds__(kThreads)
     const uint4 wv = *reinterpret_cast<const uint4*>(qr + j);
     float w[16];
 #pragma unroll
-    for (int i = 0; i < 16; ++i) w[i] = bs::e4m3_f32((word(wv, i / 4) >> (8 * (i % 4))) & 0xFFu);
-    const float ws = W == w_block128 ? s[(n / 128) * kb + j / 128] : 1.0f;
+    for (int i = 0; i < 16; ++i) {
+      const uint32_t c = (word(wv, i / 4) >> (8 * (i % 4))) & 0xFFu;
+      w[i] = F == f_nan_code_as_number ? bs::e4m3_f32_no_nan(c) : bs::e4m3_f32(c);
+    }
+    const int wb = F == f_neighbour_scale ? (j / 128 + 1) % kb : j / 128;
+    const float ws = W == w_block128 ? s[(n / 128) * kb + wb] : 1.0f;
 #pragma unroll
     for (int m = 0; m < MT; ++m) {
       if (m >= M) continue;  // not break: a loop that breaks is not unrolled, and acc goes to local memory
