@@ -22,6 +22,9 @@ struct Device {
   cl_ulong local_mem = 0;
   std::string lost;        // set once a command never finished: nothing more is sent
   double copy_wait_s = 120;
+  // Options every program is built with: the zebin build's (limits/xpu/CMakeLists.txt), where the
+  // device can, so a divide and a sqrt round as the contracts count them (once, correctly).
+  std::string options;
   cl_event last = nullptr;  // the last launch's, until sync() waits on it
   std::string last_kernel;  // "kc_cl_row_sum (kernels/rows/sum/xpu/sum.cl)"
 

@@ -68,6 +68,8 @@ SyncResult Device::wait(cl_event ev, double timeout_s, const std::string& what) 
 
 namespace {
 
+constexpr const char* kCorrectDivide = "-cl-fp32-correctly-rounded-divide-sqrt";
+
 std::string info(cl_device_id d, cl_device_info what) {
   size_t n = 0;
   if (rt().clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || !n) return "";
@@ -245,9 +247,13 @@ class OpenClBackend final : public Backend {
     rt().clGetDeviceInfo(c.id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
     dev_.cpu = (t & CL_DEVICE_TYPE_CPU) != 0;
     dev_.sub_align = std::max<size_t>(1, align_bits / 8);
+    cl_device_fp_config fp = 0;
+    rt().clGetDeviceInfo(c.id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, nullptr);
+    if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) dev_.options = kCorrectDivide;
     dev_.fp16 = (" " + info(c.id, CL_DEVICE_EXTENSIONS) + " ").find(" cl_khr_fp16 ") != std::string::npos;
     line_ = c.name + " (" + info(c.id, CL_DEVICE_VERSION) + ", driver " + info(c.id, CL_DRIVER_VERSION) + ", " +
-            std::to_string(units) + " compute units, " + (dev_.fp16 ? "cl_khr_fp16" : "no cl_khr_fp16") + ")";
+            std::to_string(units) + " compute units, " + (dev_.fp16 ? "cl_khr_fp16" : "no cl_khr_fp16") +
+            (dev_.options.empty() ? ", divides and sqrt not correctly rounded" : "") + ")";
   }
 
   void ready(const char* what) {

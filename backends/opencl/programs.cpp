@@ -73,7 +73,8 @@ cl_program program(Device& d, const std::string& path, const std::string& option
   cl_int e = CL_SUCCESS;
   cl_program prog = rt().clCreateProgramWithSource(d.ctx, 1, &p, &n, &e);
   if (e != CL_SUCCESS) throw Error("opencl: " + path + ": clCreateProgramWithSource: " + cl_error(e));
-  e = rt().clBuildProgram(prog, 1, &d.id, options.c_str(), nullptr, nullptr);
+  const std::string all = d.options + (d.options.empty() || options.empty() ? "" : " ") + options;
+  e = rt().clBuildProgram(prog, 1, &d.id, all.c_str(), nullptr, nullptr);
   if (e != CL_SUCCESS) {
     size_t len = 0;
     rt().clGetProgramBuildInfo(prog, d.id, CL_PROGRAM_BUILD_LOG, 0, nullptr, &len);
@@ -81,7 +82,7 @@ cl_program program(Device& d, const std::string& path, const std::string& option
     if (len) rt().clGetProgramBuildInfo(prog, d.id, CL_PROGRAM_BUILD_LOG, len, log.data(), nullptr);
     log.resize(std::strlen(log.c_str()));
     rt().clReleaseProgram(prog);
-    const std::string msg = "opencl: building " + path + (options.empty() ? "" : " with '" + options + "'") +
+    const std::string msg = "opencl: building " + path + (all.empty() ? "" : " with '" + all + "'") +
                             " failed (" + cl_error(e) + "); its build log:\n" + log;
     std::fprintf(stderr, "%s\n", msg.c_str());
     throw Error(msg);

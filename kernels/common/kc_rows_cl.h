@@ -9,6 +9,10 @@
 
 #define KC_WG 256
 
+// Arithmetic as written: no a * b + c fused behind the kernel's back (OpenCL C allows it by default),
+// so each rounding the contracts count is the one the kernel makes.
+#pragma OPENCL FP_CONTRACT OFF
+
 inline float kc_bf16_to_f32(ushort b) { return as_float(((uint)b) << 16); }
 // fp32 -> bf16, round to nearest even; a NaN stays a NaN (quiet bit set).
 inline ushort kc_f32_to_bf16(float f) {
