@@ -148,13 +148,13 @@ void launch(const Buffers& b, const std::string& source, const std::string& name
     d.last = nullptr;
     if (r.kind != SyncResult::ok) throw Error("opencl: " + r.error);
   }
-  const size_t global = range.groups * range.wg, local = range.wg;
-  if (!global) return;
+  const size_t global[2] = {range.groups * range.wg, range.groups_y}, local[2] = {range.wg, 1};
+  if (!global[0] || !global[1]) return;
   cl_event ev = nullptr;
-  cl_int e = rt().clEnqueueNDRangeKernel(d.queue, k, 1, nullptr, &global, &local, 0, nullptr, &ev);
+  cl_int e = rt().clEnqueueNDRangeKernel(d.queue, k, range.groups_y > 1 ? 2 : 1, nullptr, global, local, 0, nullptr, &ev);
   if (e != CL_SUCCESS)
     throw Error("opencl: clEnqueueNDRangeKernel(" + name + ", " + std::to_string(range.groups) + " x " +
-                std::to_string(range.wg) + "): " + cl_error(e));
+                std::to_string(range.groups_y) + " groups of " + std::to_string(range.wg) + "): " + cl_error(e));
   rt().clFlush(d.queue);
   d.last = ev;
   d.last_kernel = name + " (" + source + ")";

@@ -38,10 +38,11 @@ template <class T> Arg val(const T& v) {
 }
 inline Arg local_bytes(size_t n) { return {Arg::local, nullptr, n, {}}; }
 
-// A one-dimensional launch: `groups` work-groups of `wg` work-items.
+// `groups` x `groups_y` work-groups of `wg` work-items (a group is wg x 1).
 struct Range {
   size_t groups = 1;
   size_t wg = 1;
+  size_t groups_y = 1;
 };
 
 // Builds `source` once per options (a build error throws kc::Error holding the build log and naming
