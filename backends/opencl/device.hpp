@@ -38,6 +38,7 @@ struct Device {
   };
   std::map<uintptr_t, Alloc> allocs;
   std::map<std::string, cl_program> programs;  // by source path and options
+  std::map<std::string, std::string> failed;    // builds that failed, by the same key: their error
   std::map<std::pair<cl_program, std::string>, cl_kernel> kernels;
 
   // The allocation holding p and p's offset in it; throws Error naming `what` for a pointer the

@@ -67,6 +67,7 @@ std::string expand(const std::string& path, int depth = 0) {
 cl_program program(Device& d, const std::string& path, const std::string& options) {
   const std::string key = path + "\n" + options;
   if (auto it = d.programs.find(key); it != d.programs.end()) return it->second;
+  if (auto it = d.failed.find(key); it != d.failed.end()) throw Error(it->second);  // its log printed once
   const std::string src = expand(path);
   const char* p = src.c_str();
   const size_t n = src.size();
@@ -85,6 +86,7 @@ cl_program program(Device& d, const std::string& path, const std::string& option
     const std::string msg = "opencl: building " + path + (all.empty() ? "" : " with '" + all + "'") +
                             " failed (" + cl_error(e) + "); its build log:\n" + log;
     std::fprintf(stderr, "%s\n", msg.c_str());
+    d.failed[key] = msg;
     throw Error(msg);
   }
   return d.programs[key] = prog;

@@ -40,6 +40,7 @@ std::string cl_error(cl_int e) {
     N(CL_INVALID_WORK_GROUP_SIZE) N(CL_INVALID_WORK_ITEM_SIZE) N(CL_INVALID_GLOBAL_OFFSET)
     N(CL_INVALID_EVENT) N(CL_INVALID_OPERATION) N(CL_INVALID_BUFFER_SIZE) N(CL_INVALID_GLOBAL_WORK_SIZE)
 #undef N
+    case -1001: n = "CL_PLATFORM_NOT_FOUND_KHR"; break;  // the ICD loader's: no ICD is installed
     default: break;
   }
   return std::string(n) + " (" + std::to_string(e) + ")";
