@@ -2,7 +2,7 @@
 // language, so these are its own): bf16 as ushort with round-to-nearest-even, 16-byte loads of eight
 // bf16, a NaN-keeping max, and a fixed-order work-group reduction (a 256-leaf tree in local memory)
 // so repeated runs give the same bytes. Every rows kernel runs one work-group of 256 a row (sub-group
-// 16 on Intel; another compiler ignores the Intel attribute). Built by ocloc for gate 5 and at run
+// 16 on Intel). Built by ocloc for gate 5 and at run
 // time by the OpenCL backend, with the same options.
 #ifndef KC_ROWS_CL_H
 #define KC_ROWS_CL_H
@@ -58,6 +58,13 @@ inline float kc_nan_max(float a, float b) { return (a > b || a != a) ? a : b; }
 KC_TREE(kc_wg_sum, KC_ADD)
 KC_TREE(kc_wg_max, kc_nan_max)
 
-#define KC_ROW_KERNEL __attribute__((reqd_work_group_size(KC_WG, 1, 1))) __attribute__((intel_reqd_sub_group_size(16))) kernel
+// Sub-group 16 where the compiler knows Intel's attribute (ocloc, Intel's ICD); others (PoCL, NVIDIA)
+// would warn at it or refuse it.
+#ifdef cl_intel_required_subgroup_size
+#define KC_SUB_GROUP __attribute__((intel_reqd_sub_group_size(16)))
+#else
+#define KC_SUB_GROUP
+#endif
+#define KC_ROW_KERNEL __attribute__((reqd_work_group_size(KC_WG, 1, 1))) KC_SUB_GROUP kernel
 
 #endif
