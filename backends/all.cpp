@@ -8,6 +8,7 @@ std::vector<std::unique_ptr<Backend>> make_backends() {
   v.push_back(make_cuda_backend());
   v.push_back(make_hip_backend());
   v.push_back(make_xpu_backend());
+  v.push_back(make_opencl_backend());
   v.push_back(make_metal_backend());
   return v;
 }

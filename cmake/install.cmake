@@ -15,6 +15,8 @@ if(KC_HAVE_CUDA)
   target_include_directories(kc_backends PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endif()
 
+# The OpenCL API for contracts (kc/opencl.hpp), built or stub alike.
+install(FILES backends/opencl/include/kc/opencl.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
 install(FILES backends/factories.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/backends)
 install(EXPORT KernelContractTargets NAMESPACE KernelContract:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/KernelContract)
 configure_package_config_file(cmake/KernelContractConfig.cmake.in

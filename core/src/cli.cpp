@@ -92,7 +92,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   app.add_option("--only", opt.only, "run the entries (and gate 5 launches) whose name holds TEXT");
   app.add_flag("--exact", opt.exact, "--only names one entry: its whole name, not a part of it");
   app.add_flag("--list", list, "list the matching entries and exit");
-  app.add_option("--backend", opt.backend, "run one backend: cpu, cuda, hip, xpu, metal");
+  app.add_option("--backend", opt.backend, "run one backend: cpu, cuda, hip, xpu, opencl, metal");
   app.add_option("--seed", seed_text, "seed of every input (decimal or 0x hex); the run prints it");
   app.add_option("--seeds", opt.seeds, "run every case under N seeds: --seed, --seed + 1, ... (each printed)")
       ->check(CLI::Range(1, 1000));
@@ -109,6 +109,10 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   app.add_flag("--cpu-references", opt.cpu_references,
                "evaluate every float64 reference on the CPU, even where a backend's device matched it "
                "(by default the large dense and affine ones run there)");
+  std::string opencl_device;
+  app.add_option("--opencl-device", opencl_device,
+                 "the OpenCL device: its index among every platform's devices, or a part of its name (default: "
+                 "the first GPU, else the first device; the same as KC_OPENCL_DEVICE)");
   app.add_option("--audit", opt.audit_paths, "binaries for gate 5 to read (default: this executable)");
   app.add_flag("--in-process", opt.in_process,
                "run CPU entries in this process (for a debugger); by default they run in a fresh process this "
@@ -130,6 +134,9 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     return exit_usage;
   }
   opt.limits = !no_limits;
+  // Through the environment, which the backend reads when it first looks for a device and the
+  // fresh processes a run supervises inherit.
+  if (!opencl_device.empty()) setenv("KC_OPENCL_DEVICE", opencl_device.c_str(), 1);
   if (!seed_text.empty()) {
     try {
       size_t used = 0;
@@ -147,7 +154,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     known_backend |= b->name() == opt.backend;
   }
   if (!known_backend) {
-    std::cerr << "kernel-contract: unknown backend '" << opt.backend << "' (cpu, cuda, hip, xpu, metal)\n";
+    std::cerr << "kernel-contract: unknown backend '" << opt.backend << "' (cpu, cuda, hip, xpu, opencl, metal)\n";
     return exit_usage;
   }
   if (!resume_at.empty() || stream_fd >= 0) {

@@ -8,6 +8,7 @@
 #include "kc/cuda.hpp"
 #include "kc/families/rows.hpp"
 #include "kc/registry.hpp"
+#include "served.hpp"
 
 namespace kc::cu {
 
@@ -19,13 +20,10 @@ inline void need_aligned16(const kc::Buffers& b, std::initializer_list<const cha
     if (reinterpret_cast<uintptr_t>(b.ptr(n)) % 16)
       throw kc::Error(std::string("buffer ") + n + " is not 16-byte aligned for 16-byte loads");
 }
-// Two envelopes a kernel, as an engine calls it. Decode: 1 to 32 rows at every served width.
-// Prompt: 1,024 to 8,192 rows at narrow widths, where several rows share a block; wider prompt rows
-// run the very code a decode row of that width runs (one row a block), and a float64 reference of
-// 8,192 x 16,384 is more than a gate run can afford at every shape each gate visits.
-using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
-inline Served decode_env(std::vector<int64_t> cols) { return {{"rows", {1, 7, 32}}, {"cols", std::move(cols)}}; }
-inline Served prompt_env(int64_t narrow = 64) { return {{"rows", {1024, 8192}}, {"cols", {narrow, 2 * narrow}}}; }
+// Two envelopes a kernel, as an engine calls it (served.hpp).
+using kc::served::decode_env;
+using kc::served::prompt_env;
+using kc::served::Served;
 
 // A launcher that picks one of four instantiations by width registers one launch each: base/v1,
 // base/v2, base/v4, base/v8 (vectors a thread), so gate 5 and check_entry see every one.

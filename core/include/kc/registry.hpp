@@ -40,7 +40,7 @@ std::vector<std::string> duplicate_names();
                                                    &KC_CAT(kc_make_, ID));                          \
   static ::kc::Entry KC_CAT(kc_make_, ID)()
 
-// Registers a kernel on a backend (cpu, cuda, hip, metal, xpu). The body returns its Entry.
+// Registers a kernel on a backend (cpu, cuda, hip, metal, xpu, opencl). The body returns its Entry.
 #define KC_KERNEL(NAME, BACKEND) KC_ENTRY_I(NAME, BACKEND, false, __COUNTER__)
 // Registers a planted control; its Entry must call .control(gate, why).
 #define KC_CONTROL(NAME, BACKEND) KC_ENTRY_I(NAME, BACKEND, true, __COUNTER__)

@@ -74,7 +74,7 @@ struct Known {
 
 struct Spec {
   std::string name;     // family/kernel/variant, unique per backend
-  std::string backend;  // cpu, cuda, hip, metal, xpu
+  std::string backend;  // cpu, cuda, hip, metal, xpu, opencl
   std::string file;     // where it was registered
   int line = 0;
 

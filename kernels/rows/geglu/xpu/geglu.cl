@@ -1,15 +1,23 @@
-// GeGLU rows on Intel XPU (OpenCL C), MLX's op-by-op bf16 steps, every op rounded to bf16:
-//   y = bf16(bf16(gelu(g)) * u), gelu(g) = bf16(bf16(0.5 g) * bf16(1 + bf16(erf(bf16(g / sqrt 2)))))
-// Elementwise: one work-item an element, work-groups of 256.
+// GeGLU rows (OpenCL C), MLX's op-by-op bf16 order: y = bf16(gelu(g) * u) with
+// gelu(g) = bf16(bf16(0.5 g) * bf16(1 + bf16(erf(bf16(g / sqrt 2)))). Elementwise over rows x cols
+// flattened: a work-item takes one 16-byte vector (eight bf16) of g, u and y; the last n % 8 values
+// go to the work-item after the last vector.
 #include "kc_rows_cl.h"
 
 inline float kc_rb(float f) { return kc_bf16_to_f32(kc_f32_to_bf16(f)); }
+inline float kc_geglu1(float gv, float uv) {
+  const float e = kc_rb(erf(kc_rb(gv * 0.70710678118654752440f)));
+  return kc_rb(kc_rb(0.5f * gv) * kc_rb(1.0f + e)) * uv;
+}
 
 KC_ROW_KERNEL void kc_cl_geglu(global const ushort* g, global const ushort* u, global ushort* y, int n) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float gv = kc_bf16_to_f32(g[i]);
-  const float e = kc_rb(erf(kc_rb(gv * 0.70710678118654752440f)));
-  const float gelu = kc_rb(kc_rb(0.5f * gv) * kc_rb(1.0f + e));
-  y[i] = kc_f32_to_bf16(gelu * kc_bf16_to_f32(u[i]));
+  const int i = get_global_id(0), nvec = n / 8;
+  if (i < nvec) {
+    const float8 a = kc_load8(g, i), b = kc_load8(u, i);
+    kc_store8((float8)(kc_geglu1(a.s0, b.s0), kc_geglu1(a.s1, b.s1), kc_geglu1(a.s2, b.s2), kc_geglu1(a.s3, b.s3),
+                       kc_geglu1(a.s4, b.s4), kc_geglu1(a.s5, b.s5), kc_geglu1(a.s6, b.s6), kc_geglu1(a.s7, b.s7)),
+              y, i);
+  } else if (i == nvec) {
+    for (int j = nvec * 8; j < n; ++j) y[j] = kc_f32_to_bf16(kc_geglu1(kc_bf16_to_f32(g[j]), kc_bf16_to_f32(u[j])));
+  }
 }

@@ -1,0 +1,18 @@
+# cmake -DKC=<kernel-contract> -DOUT=<file> -P contract_summary.cmake: runs the contract on the
+# OpenCL backend (gates 1-4; gate 5 is the xpu backend's) and fails unless it exits 0 with every
+# kernel passing and every control red, at least one of each. Writes the run's output to OUT.
+execute_process(COMMAND ${KC} --backend opencl --no-limits RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(WRITE ${OUT} "${out}")
+string(REGEX MATCH "SUMMARY backend=opencl kernels=([0-9]+)/([0-9]+) known=([0-9]+) controls=([0-9]+)/([0-9]+) [^\n]*" line "${out}")
+if(NOT line)
+  message(FATAL_ERROR "no SUMMARY backend=opencl line (exit ${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "${line}")
+set(pass ${CMAKE_MATCH_1})
+set(kernels ${CMAKE_MATCH_2})
+set(red ${CMAKE_MATCH_4})
+set(controls ${CMAKE_MATCH_5})
+if(NOT rc EQUAL 0 OR NOT pass EQUAL kernels OR NOT red EQUAL controls OR kernels LESS 1 OR controls LESS 5
+   OR line MATCHES "absent=|errors=[1-9]")
+  message(FATAL_ERROR "the OpenCL contract failed (exit ${rc}): ${line}\n${out}\n${err}")
+endif()
