@@ -1,7 +1,7 @@
 // The paged K/V write on CUDA (attention.hpp's append): a thread a 16-byte piece of a new K or V row,
 // copied to its slot through the page table. Bit-exact: a copy, no arithmetic.
 #include "../../common/cuda_contract.hpp"
-#include "kc/families/attention.hpp"
+#include "envelope.hpp"
 
 // Threads cover seqs x rows x kv_heads x 2 (K, V) x d / 8 pieces.
 __global__ void __launch_bounds__(256) kc_attn_append(const uint4* __restrict__ kn, const uint4* __restrict__ vn,
@@ -23,14 +23,9 @@ __global__ void __launch_bounds__(256) kc_attn_append(const uint4* __restrict__ 
   }
 }
 
-// 1-8 new rows a sequence, pages of 16 keys; head dims a multiple of 8 (16-byte pieces).
+// The served envelope (envelope.hpp); head dims a multiple of 8 (16-byte pieces).
 KC_KERNEL("attention/append/paged", cuda) {
-  return kc::attention::append(16)
-      .served({{"seqs", {3}}, {"rows", {1, 8}}, {"kv_heads", {2}}, {"d", {128}}, {"keys", {1, 600}}})
-      .range("rows", 1, 1)
-      .range("d", 64, 64)
-      .tile("keys", 16, 1, 1)
-      .ops(0)
+  return kc::attention_append::served()
       .launches({"attention/append/paged"})
       .launch([](const kc::Buffers& b) {
         kc::cu::need_aligned16(b, {"k_new", "v_new", "k_out", "v_out"});
@@ -42,8 +37,8 @@ KC_KERNEL("attention/append/paged", cuda) {
         kc_attn_append<<<grid, 256, 0, kc::cu::stream_of(b)>>>(
             static_cast<const uint4*>(b.ptr("k_new")), static_cast<const uint4*>(b.ptr("v_new")),
             static_cast<const int32_t*>(b.ptr("lens")), static_cast<const int32_t*>(b.ptr("page_table")),
-            static_cast<uint4*>(b.ptr("k_out")), static_cast<uint4*>(b.ptr("v_out")), seqs, rows, heads, d, 16,
-            int((s["keys"] + 15) / 16));
+            static_cast<uint4*>(b.ptr("k_out")), static_cast<uint4*>(b.ptr("v_out")), seqs, rows, heads, d,
+            kc::attention_append::kPage, int((s["keys"] + kc::attention_append::kPage - 1) / kc::attention_append::kPage));
       });
 }
 
