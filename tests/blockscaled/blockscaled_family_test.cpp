@@ -3,6 +3,7 @@
 // reaching an output's class in the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kc/families/blockscaled.hpp"
@@ -113,6 +114,46 @@ TEST(BlockscaledSums, RowsAreExactAndEveryReplayMisses) {
         }
       }
     }
+}
+
+// A sum kept to 14 significant bits, toward zero, after each step of 32 terms: what a tensor core
+// with such an accumulator gives (a model for this test, not a measurement).
+double truncated_steps(const std::vector<double>& t, size_t from, size_t to, double start) {
+  double acc = start;
+  for (size_t j = from; j < to; j += 32) {
+    for (size_t i = j; i < std::min(to, j + 32); ++i) acc += t[i];
+    if (acc != 0) {
+      const double q = std::ldexp(1.0, std::ilogb(acc) - 13);
+      acc = std::trunc(acc / q) * q;
+    }
+  }
+  return acc;
+}
+
+TEST(BlockscaledSums, IntervalRowsKeepBigAndSmallTermsApart) {
+  for (Acts a : {Acts::fp8_tensor, Acts::fp8_group128})
+    for (int64_t k : {384, 400, 2064, 4096}) {
+      const auto r = blockscaled::sums_row(Weights::fp8_tensor, a, k, 9, 128);
+      std::vector<double> t(static_cast<size_t>(k));
+      double sum = 0;
+      for (int64_t j = 0; j < k; ++j) t[j] = r.acode[j] * r.wcode[j], sum += r.a[j] * r.w[j];
+      EXPECT_NE(sum, 0);
+      // Every interval's nonzero terms are all big (2^16) or all small.
+      double promoted = 0;
+      for (int64_t lo = 0; lo < k; lo += 128) {
+        int big = 0, small = 0;
+        for (int64_t j = lo; j < std::min(k, lo + 128); ++j) {
+          if (std::fabs(t[j]) == 0x1p16) ++big;
+          else if (t[j] != 0) ++small;
+        }
+        EXPECT_TRUE(big == 0 || small == 0) << "k " << k << ": interval at " << lo << " mixes " << big << " big and " << small << " small terms";
+        promoted += truncated_steps(t, size_t(lo), size_t(std::min(k, lo + 128)), 0);
+      }
+      const double codes = sum / (r.a[0] / r.acode[0] * r.w[0] / r.wcode[0]);  // the sum in code units
+      EXPECT_EQ(promoted, codes) << "promoted every 128 columns, a 14-bit accumulator is exact on these rows";
+      EXPECT_NE(truncated_steps(t, 0, t.size(), 0), codes) << "never promoted, it must miss (k " << k << ")";
+    }
+  EXPECT_THROW(blockscaled::sums_row(Weights::fp8_tensor, Acts::fp8_tensor, 256, 9, 128), Error);
 }
 
 TEST(BlockscaledNonfinite, EveryPlantReachesAnOutput) {

@@ -20,6 +20,7 @@ struct Layout {
   int64_t s_cols = 0;     // weight scales a row of s (block128: a row of n blocks)
   int64_t s_count = 0;
   int64_t sx_cols = 0, sx_count = 0;  // 0 for bf16 activations
+  int64_t interval = 0;   // the entry's tensor-core interval of K (projection), for gate 4's rows
   // The weight scale element (n, j) takes, and the activation scale of (m, j).
   int64_t s_at(int64_t row, int64_t j) const;
   int64_t sx_at(int64_t row, int64_t j) const;

@@ -1,6 +1,7 @@
 // Gate 4's rows for the block-scaled family (sums_row in kc/families/blockscaled.hpp): integer codes
 // and power-of-two scales, so every fp32 sum a kernel makes (within a block on the codes, or of the
 // scaled blocks) is an exact integer, and each fp16 / bf16 replay misses.
+#include <algorithm>
 #include <cmath>
 
 #include "blockscaled_detail.hpp"
@@ -21,8 +22,21 @@ double act_scale(Acts a) { return a == Acts::fp8_group128 ? 2 : 1; }
 
 }  // namespace
 
-SumsRow sums_row(Weights w, Acts a, int64_t k, uint64_t seed) {
+SumsRow sums_row(Weights w, Acts a, int64_t k, uint64_t seed, int64_t interval) {
   if (k < 96 || k % 16 != 0) throw Error("blockscaled: gate 4's rows need k >= 96, a multiple of 16, got " + std::to_string(k));
+  // With a tensor-core interval: the positions whose term and mirror both lie in intervals free of
+  // big terms (the first and last kEnds columns' intervals).
+  auto small_interval = [&](int64_t j) {
+    return interval == 0 || (j / interval != 0 && j / interval != (kEnds - 1) / interval &&
+                             j / interval != (k - kEnds) / interval && j / interval != (k - 1) / interval);
+  };
+  std::vector<int64_t> free;  // candidates for p, in [kEnds, k / 2)
+  for (int64_t j = kEnds; j < k / 2; ++j)
+    if (small_interval(j) && small_interval(k - 1 - j)) free.push_back(j);
+  if (free.empty())
+    throw Error("blockscaled: gate 4's rows at k = " + std::to_string(k) + " leave no interval of " +
+                std::to_string(interval) + " columns free of the " + std::to_string(kEnds) +
+                " big terms at each end (serve a larger least k)");
   const bool fp4 = is_fp4(w);
   const double as = act_scale(a);
   fam::Rng r(seed);
@@ -41,11 +55,12 @@ SumsRow sums_row(Weights w, Acts a, int64_t k, uint64_t seed) {
     for (int64_t j = kEnds; j < k / 2; ++j) {
       const double av = double(r.range(1, amax)) * (r.coin() ? 1 : -1);
       const double wv = (fp4 ? kE2m1[r.range(0, 6)] : double(r.range(1, 16))) * (r.coin() ? 1 : -1);
-      row.acode[j] = av, row.acode[k - 1 - j] = -av;
+      const bool kept = small_interval(j) && small_interval(k - 1 - j);
+      row.acode[j] = kept ? av : 0, row.acode[k - 1 - j] = kept ? -av : 0;
       row.wcode[j] = row.wcode[k - 1 - j] = wv;
     }
     // One position off its mirror by a unit of a: the row sums to unit * w[p].
-    const int64_t p = kEnds + int64_t(r.next() % uint64_t(k / 2 - kEnds));
+    const int64_t p = free[size_t(r.next() % uint64_t(free.size()))];
     row.acode[p] = 1 - row.acode[k - 1 - p];
     row.a.resize(size_t(k)), row.w.resize(size_t(k));
     std::vector<double> terms(static_cast<size_t>(k));
@@ -68,7 +83,7 @@ void sums_fill(Case& c, const Layout& L) {
   const int64_t xp = std::min<int64_t>(L.m, 2), wp = std::min<int64_t>(L.n, 3);
   std::vector<SumsRow> xr, wr;
   for (int64_t p = 0; p < std::max(xp, wp); ++p) {
-    SumsRow r = sums_row(L.w, L.a, L.k, seed ^ (0x5151 * uint64_t(p + 1)));
+    SumsRow r = sums_row(L.w, L.a, L.k, seed ^ (0x5151 * uint64_t(p + 1)), L.interval);
     if (p < xp) xr.push_back(r);
     if (p < wp) wr.push_back(r);
   }
@@ -80,6 +95,7 @@ void sums_fill(Case& c, const Layout& L) {
   } else {
     auto xq = c.get_mut<uint8_t>("xq");
     auto sx = c.get_mut<float>("sx");
+    std::fill(sx.begin(), sx.end(), float(act_scale(L.a)));  // a group of 0 codes keeps its format's scale
     for (int64_t m = 0; m < L.m; ++m)
       for (int64_t j = 0; j < L.k; ++j) {
         const SumsRow& r = xr[size_t(m % xp)];

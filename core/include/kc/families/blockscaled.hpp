@@ -52,7 +52,11 @@ int64_t k_step(Weights w);
 inline constexpr int64_t kActGroup = 128;  // fp8_group128's columns a scale
 
 // The projection's entry. FP8 activations go with FP8 weights only (throws Error otherwise).
-Entry projection(Weights w, Acts a, DType out);
+// `interval` > 0: the kernel sums each `interval` columns of K on tensor cores, in their own
+// accumulation, and promotes each interval's sum to an fp32 accumulator (a wgmma GEMM). Gate 4's
+// rows then keep the big terms' intervals free of small ones (sums_row), so what it proves is the
+// fp32 sum across intervals, whatever the tensor core keeps within one.
+Entry projection(Weights w, Acts a, DType out, int64_t interval = 0);
 
 // Gate 4's rows (exposed for the tests), as the values each element decodes to. For k >= 96:
 //   positions [0, 32):   a = 256, w = 512 (every product 2^17);  [k-32, k): a = -256, the mirror;
@@ -64,10 +68,13 @@ Entry projection(Weights w, Acts a, DType out);
 // others 2. fp8_tensor activations have scale 1, fp8_group128 2. Every partial sum, in any order,
 // is an integer below 2^24: an fp16 replay overflows on the first term, a bf16 one loses every
 // small term beside a 2^17 partial, and the row is redrawn until each of the six replays misses.
+// interval > 0: a small term (and its mirror) in an interval of K that holds a big term is 0, so
+// an interval's terms are all big or all small, and p lies where both it and its mirror are small;
+// throws Error where k leaves no such position.
 struct SumsRow {
   std::vector<double> a, w;          // the values: a code's value times its scale
   std::vector<double> acode, wcode;  // the codes' values
 };
-SumsRow sums_row(Weights w, Acts a, int64_t k, uint64_t seed);
+SumsRow sums_row(Weights w, Acts a, int64_t k, uint64_t seed, int64_t interval = 0);
 
 }  // namespace kc::blockscaled
