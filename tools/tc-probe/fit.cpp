@@ -2,6 +2,7 @@
 // each rule stopped at its first miss, so only the rules that fit run every experiment.
 #include "fit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -61,15 +62,26 @@ Fit fit(const InstrInfo& in, const std::vector<Exp>& exps) {
   for (const Exp& e : exps) f.fitted += fitted(e);
   const std::vector<tc::Rule> sp = space(in);
   f.models = long(sp.size());
-  // Threads take every T-th rule; each keeps its own fewest misses as its cap.
+  // Threads take every T-th rule; each keeps its own fewest misses as its cap. Neighbouring rules
+  // of the loop mostly die on the same experiment, so the one that last killed a rule goes first.
+  std::vector<const Exp*> fitted_exps;
+  for (const Exp& e : exps)
+    if (fitted(e)) fitted_exps.push_back(&e);
   const unsigned T = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::vector<long>> got(T);
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < T; ++t)
     pool.emplace_back([&, t] {
+      std::vector<const Exp*> order = fitted_exps;
       long best = f.fitted + 1;
       for (size_t i = t; i < sp.size(); i += T) {
-        const long m = misses(in, sp[i], exps, std::max(1L, best));
+        const long cap = std::max(1L, best);
+        long m = 0;
+        for (size_t j = 0; j < order.size() && m < cap; ++j) {
+          const Exp& e = *order[j];
+          if (same(e.d, tc::simulate(sp[i], in.fmt, e.a.data(), e.b.data(), in.K, e.c))) continue;
+          if (m++ == 0) std::rotate(order.begin(), order.begin() + long(j), order.begin() + long(j) + 1);
+        }
         got[t].push_back(m);
         best = std::min(best, m);
       }

@@ -44,7 +44,7 @@ void dump(std::ostream& o, const Device& d, const std::vector<Run>& runs) {
     }
 }
 
-bool undump(std::istream& in, Device& d, std::vector<Run>& runs) {
+bool undump(std::istream& in, Device& d, std::vector<Run>& runs, const std::vector<std::string>& only) {
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream l(line);
@@ -56,6 +56,7 @@ bool undump(std::istream& in, Device& d, std::vector<Run>& runs) {
     }
     const InstrInfo* ii = find_instr(f[0]);
     if (!ii) return false;
+    if (!only.empty() && std::find(only.begin(), only.end(), f[0]) == only.end()) continue;
     if (runs.empty() || runs.back().in != ii) runs.push_back({ii, {}});
     Exp e;
     e.family = f[1], e.c = std::strtof(f[2].c_str(), nullptr), e.d = std::strtof(f[3].c_str(), nullptr);
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
   std::vector<Run> runs;
   if (!fit_from.empty()) {
     std::ifstream in(fit_from);
-    if (!in || !undump(in, dev, runs)) return std::fprintf(stderr, "tc-probe: cannot read %s\n", fit_from.c_str()), 2;
+    if (!in || !undump(in, dev, runs, only)) return std::fprintf(stderr, "tc-probe: cannot read %s\n", fit_from.c_str()), 2;
   } else {
     dev = device();
     if (dev.sm.empty()) return std::printf("tc-probe: %s\n", dev.why.c_str()), 2;
@@ -141,6 +142,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %zu of %ld rules fit %ld experiments; %s%s\n", r.in->name, f.fits.size(), f.models, f.fitted,
                  kc::tc::format(f.best).c_str(), f.fits.empty() ? (" misses " + std::to_string(f.best_misses)).c_str() : "");
     for (const std::string& row : rows(*r.in, f, r.exps, dev.sm, source)) tsv << row << "\n";
+    std::fflush(stderr);
   }
   std::cout << tsv.str();
   if (!write_to.empty()) std::ofstream(write_to) << tsv.str();
