@@ -15,6 +15,9 @@
 namespace kc::tcprobe {
 namespace {
 
+// Misses are counted to this many: where no rule fits, the fewest is reported up to it.
+constexpr long kMissCap = 50;
+
 bool fitted(const Exp& e) { return e.family.rfind("special:", 0) != 0; }
 
 std::string hexf(float v) {
@@ -39,7 +42,7 @@ std::vector<tc::Rule> space(const InstrInfo& in) {
               for (tc::Cut cut : {tc::Cut::zero, tc::Cut::nearest, tc::Cut::down})
                 for (int sig = 8; sig <= 24; ++sig) {
                   if (!tf32 && cut != tc::Cut::zero) continue;
-                  if (sig < 24 && (sig < kept - 1 || sig > kept + 3)) continue;  // 24, or near the window
+                  if (sig < 23 && (sig < kept - 1 || sig > kept + 3)) continue;  // 24, 23, or near the window
                   v.push_back(tc::Rule{block, kept, align, cg, oe, out, cut, sig});
                 }
   return v;
@@ -75,7 +78,7 @@ Fit fit(const InstrInfo& in, const std::vector<Exp>& exps) {
       std::vector<const Exp*> order = fitted_exps;
       long best = f.fitted + 1;
       for (size_t i = t; i < sp.size(); i += T) {
-        const long cap = std::max(1L, best);
+        const long cap = std::clamp(best, 1L, kMissCap);
         long m = 0;
         for (size_t j = 0; j < order.size() && m < cap; ++j) {
           const Exp& e = *order[j];
@@ -118,7 +121,11 @@ std::vector<std::string> rows(const InstrInfo& in, const Fit& f, const std::vect
     out.push_back(std::string(in.name) + "\t" + sm + "\t" + prop + "\t" + value + "\t" + how + "\t" + source);
   };
   char b[512];
-  if (f.fits.empty()) {
+  if (f.fits.empty() && f.best_misses >= kMissCap) {
+    std::snprintf(b, sizeof b, "no rule of %ld fits all %ld experiments; every one misses %ld or more", f.models, f.fitted,
+                  kMissCap);
+    row("rule", "none", b);
+  } else if (f.fits.empty()) {
     std::snprintf(b, sizeof b, "no rule of %ld fits all %ld experiments; fewest misses %ld", f.models, f.fitted,
                   f.best_misses);
     row("rule", "none: " + tc::format(f.best), b);
@@ -135,7 +142,8 @@ std::vector<std::string> rows(const InstrInfo& in, const Fit& f, const std::vect
     while (in_ >> kv) values[kv.substr(0, kv.find('='))].insert(kv.substr(kv.find('=') + 1));
   }
   std::map<std::string, std::string> against;
-  for (const tc::Rule& n : neighbours(in, f.best)) {
+  const bool norule = f.fits.empty() && f.best_misses >= kMissCap;  // no rule near: no neighbours to state
+  for (const tc::Rule& n : norule ? std::vector<tc::Rule>{} : neighbours(in, f.best)) {
     const Exp* first = nullptr;
     const long m = misses(in, n, exps, 1L << 40, &first);
     std::string key, nv;
@@ -162,8 +170,10 @@ std::vector<std::string> rows(const InstrInfo& in, const Fit& f, const std::vect
   for (const Exp& e : exps) {
     if (fitted(e)) continue;
     const float m = tc::simulate(f.best, in.fmt, e.a.data(), e.b.data(), in.K, e.c);
-    std::snprintf(b, sizeof b, "exact value %a; the rule's model gives %s%s", exact_product_sum(in, e),
-                  hexf(m).c_str(), same(e.d, m) && std::signbit(e.d) == std::signbit(m) ? " (same)" : " (differs)");
+    if (norule) std::snprintf(b, sizeof b, "exact value %a", exact_product_sum(in, e));
+    else
+      std::snprintf(b, sizeof b, "exact value %a; the rule's model gives %s%s", exact_product_sum(in, e),
+                    hexf(m).c_str(), same(e.d, m) && std::signbit(e.d) == std::signbit(m) ? " (same)" : " (differs)");
     row(e.family, hexf(e.d), b);
   }
   return out;

@@ -1,7 +1,7 @@
 // Which rules of kc/tensor_core.hpp's space explain what the GPU returned, and the records rows
 // that say so. The space: every block dividing K (2 and up), kept 6..48, each alignment cut, C in
-// the group or added after, either alignment exponent, each output rounding, a result of 24
-// significant bits or of kept - 1 .. kept + 3 (below 24), each tf32 cut: every
+// the group or added after, either alignment exponent, each output rounding, a result of 24 or
+// 23 significant bits or of kept - 1 .. kept + 3, each tf32 cut: every
 // rule is run over every fitted experiment (all families but special:*) and kept only if it gives
 // the GPU's bits on every one.
 #pragma once
