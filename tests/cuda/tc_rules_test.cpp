@@ -6,6 +6,8 @@
 // tensor cores add otherwise fails here. Skips, saying why, without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -58,6 +60,20 @@ TEST(TensorCoreRules, EveryRecordedRuleIsTheGpusAndNoNeighbourIs) {
         << r.instr << ": " << tc::format(r.rule) << " misses, first in " << (first ? first->family : "");
     for (const tc::Rule& n : neighbours(*in, r.rule))
       EXPECT_GT(misses(*in, n, exps, 1), 0) << r.instr << ": " << tc::format(n) << " fits as well: the rule is not pinned";
+    // The rule's bound on the GPU's own outputs (the sum in float64: off by far less than the bound).
+    long over = 0;
+    for (const Exp& e : exps) {
+      if (e.family.rfind("special:", 0) == 0) continue;
+      double s = e.c, m = std::fabs(e.c), big = std::fabs(e.c);
+      for (int k = 0; k < in->K; ++k) {
+        const double p = tc::operand_value(in->fmt, e.a[k], r.rule.cut) * tc::operand_value(in->fmt, e.b[k], r.rule.cut);
+        s += p, m += std::fabs(p), big = std::max(big, std::fabs(p));
+      }
+      const int steps = (in->K + r.rule.block - 1) / r.rule.block;
+      const double bound = steps * tc::step_bound(r.rule, r.rule.block, steps > 1 ? m : big, std::max(std::fabs(s), m));
+      over += std::fabs(double(e.d) - s) > bound + 0x1p-50 * m;
+    }
+    EXPECT_EQ(over, 0) << r.instr << ": outputs past the rule's step_bound";
     ++checked;
   }
   if (checked == 0) GTEST_SKIP() << "no recorded tensor-core rule for " << dev.sm << (dev.wgmma ? "" : " (mma.sync)");

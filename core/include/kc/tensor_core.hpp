@@ -49,6 +49,8 @@ float simulate(const Rule& r, Fmt f, const uint32_t* a, const uint32_t* b, int K
 // each of the step's addends loses less than 2^-kept (2^-kept-1 to nearest) of the largest
 // addend's magnitude `big`, and the fp32 rounding of the result costs its ulp (half to nearest).
 // `big` is max(|c|, max |a_k b_k|) with c_in_group, else the products' alone; `res` >= |D|.
+// tf32: a_k and b_k are the operands after `cut` (operand_value(f, code, r.cut)); the cut itself,
+// below 2^-10 of each operand, is the inputs' rounding, not the sum's.
 double step_bound(const Rule& r, int n, double big, double res);
 // The same bound for a chain of steps as gate 3's depth (docs/custom.md): the smallest d with
 // gamma(d) * m >= the summed step bounds for any K terms of total magnitude m, K / block steps,
