@@ -238,7 +238,8 @@ Rule parse(const std::string& s) {
     else throw Error("tensor-core rule: no key '" + k + "'");
     ++seen;
   }
-  if (seen != 8 || r.block < 1 || r.kept < 0 || r.kept > 48 || r.sig < 2 || r.sig > 24) throw Error("tensor-core rule: '" + s + "' is incomplete");
+  if (seen != 8 || r.block < 1 || r.kept < 0 || r.kept > 48 || r.sig < 2 || r.sig > 24)
+    throw Error("tensor-core rule: '" + s + "' is incomplete or out of range");
   return r;
 }
 

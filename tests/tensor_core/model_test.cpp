@@ -127,7 +127,8 @@ TEST(TensorCoreModel, TheStepBoundHoldsOnRandomSteps) {
     for (int span : {4, 20, 40})
       for (int i = 0; i < 2000; ++i) {
         d.step(c.f, c.K, span, a, b);
-        const float x = i % 3 ? float((d.rng() & 1 ? 1 : -1) * std::ldexp(1.0 + double(d.rng() % 4096) / 4096, -int(d.rng() % span))) : 0.f;
+        const double mag = std::ldexp(1.0 + double(d.rng() % 4096) / 4096, -int(d.rng() % span));
+        const float x = i % 3 ? float(d.rng() & 1 ? mag : -mag) : 0.f;
         double m = 0, big = 0;
         const double s = exact(c.f, a, b, x, &m, &big);
         const float got = tc::simulate(c.r, c.f, a.data(), b.data(), c.K, x);
@@ -140,12 +141,13 @@ TEST(TensorCoreModel, TheStepBoundHoldsOnRandomSteps) {
 }
 
 TEST(TensorCoreModel, TheBoundIsNearlyReachedWhereEveryAddendLosesAlmostAWindowBit) {
-  // 2^0 beside 15 products just below the window's last bit, all positive: each is cut whole.
+  // 2^0 beside 15 positive products each just under two window bits: each loses almost one.
   for (int kept : {13, 23}) {
     const tc::Rule r = rule(16, kept);
     std::vector<uint32_t> a(16), b(16);
     a[0] = b[0] = bf16(false, 0, 0);
-    for (int k = 1; k < 16; ++k) a[k] = bf16(false, -(kept + 1) / 2, 127), b[k] = bf16(false, -(kept + 1) + (kept + 1) / 2, 127);
+    for (int k = 1; k < 16; ++k)  // (2 - 2^-7)^2 2^-(kept + 1), just below 2^(1 - kept): cut to 2^-kept
+      a[k] = bf16(false, -(kept + 1) / 2, 127), b[k] = bf16(false, -(kept + 1) + (kept + 1) / 2, 127);
     double m = 0, big = 0;
     const double s = exact(tc::Fmt::bf16, a, b, 0.0, &m, &big);
     const double err = std::fabs(double(tc::simulate(r, tc::Fmt::bf16, a.data(), b.data(), 16, 0.f)) - s);

@@ -58,7 +58,9 @@ struct Gen {
     x.family = family;
     return x;
   }
-  float f32(bool neg, int e, uint64_t frac23) { return float((neg ? -1.0 : 1.0) * std::ldexp(1.0 + std::ldexp(double(frac23), -23), e)); }
+  float f32(bool neg, int e, uint64_t frac23) {
+    return float((neg ? -1.0 : 1.0) * std::ldexp(1.0 + std::ldexp(double(frac23), -23), e));
+  }
 
   void make() {
     const int K = in.K, J = std::min(60, E0 - Tmin);
