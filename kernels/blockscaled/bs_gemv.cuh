@@ -1,5 +1,6 @@
-// CUDA block-scaled GEMV (decode, 1-32 rows), portable to every served SM: codes decoded in
-// software (bs_decode.hpp, e4m3's NaN codes NaN), fp32 sums, 16-byte loads of the weights.
+// CUDA block-scaled GEMV (decode, 1-32 rows), portable to every served SM: FP4 codes decoded in
+// software (bs_decode.hpp), e4m3 by the hardware's cvt from sm_89 on and in software below (equal
+// on every code, NaN codes NaN: e4m3x16), fp32 sums, 16-byte loads of the weights.
 //
 // A block of 8 warps owns 8 W rows (outputs n), a warp one. Lane l takes the 16-byte pieces of its
 // row at bytes 16 l, 16 l + 512, ...: 16 FP8 codes, or 32 FP4 ones (one MXFP4 block, two NVFP4
@@ -11,6 +12,7 @@
 // scale is a product of two.
 #pragma once
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -24,8 +26,9 @@ inline constexpr int kWarps = 8, kThreads = 32 * kWarps;
 enum : int { w_tensor = 0, w_channel = 1, w_block128 = 2, w_mx = 3, w_nv = 4 };
 enum : int { a_bf16 = 0, a_fp8_tensor = 1, a_fp8_group = 2 };
 // A planted fault for the CUDA controls (controls/cuda/bs_*): e4m3 weights' NaN codes read as +-480;
-// a 128-column piece taking the next K block's weight scale.
-enum : int { f_none = 0, f_nan_code_as_number = 1, f_neighbour_scale = 2 };
+// a 128-column piece taking the next K block's weight scale; an FP4 byte's nibbles read high first;
+// an e8m0 scale read one exponent high.
+enum : int { f_none = 0, f_nan_code_as_number = 1, f_neighbour_scale = 2, f_nibbles_swapped = 3, f_e8m0_off = 4 };
 
 __device__ __forceinline__ float bf16_bits(uint32_t h) { return __uint_as_float(h << 16); }
 
@@ -35,6 +38,24 @@ __device__ __forceinline__ uint32_t word(const uint4& v, int i) { return i == 0 
 template <class Out> __device__ __forceinline__ Out to_out(float v);
 template <> __device__ __forceinline__ float to_out<float>(float v) { return v; }
 template <> __device__ __forceinline__ __nv_bfloat16 to_out<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// 16 e4m3 codes of a 16-byte load as fp32. From sm_89 on, the hardware's cvt from e4m3x2 (to f16x2,
+// then fp32: both exact), which equals the software decode on all 65,536 pairs on the H200, NaN
+// codes NaN (e4m3-decode-check); it takes about a third of the software decode's instructions,
+// which bound the GEMV at one row. Below sm_89, the software decode.
+__device__ __forceinline__ void e4m3x16(const uint4& v, float* w) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t((word(v, i / 2) >> (16 * (i % 2))) & 0xFFFFu), __NV_E4M3);
+    const float2 f = __half22float2(__half2(h));
+    w[2 * i] = f.x, w[2 * i + 1] = f.y;
+  }
+#else
+#pragma unroll
+  for (int i = 0; i < 16; ++i) w[i] = bs::e4m3_f32((word(v, i / 4) >> (8 * (i % 4))) & 0xFFu);
+#endif
+}
 
 // 16 activations of row m at column j: bf16 (two 16-byte loads) or e4m3 codes (one).
 template <int A> __device__ __forceinline__ void acts16(const void* x, int64_t at, float* a) {
@@ -47,6 +68,8 @@ template <int A> __device__ __forceinline__ void acts16(const void* x, int64_t a
       a[2 * i] = bf16_bits(u & 0xFFFFu), a[2 * i + 1] = bf16_bits(u >> 16);
     }
   } else {
+    // FP8 activations in software: they are decoded once a row a piece, and the hardware form
+    // spills at 32 rows (ptxas 13.0, sm_90a).
     const uint4 v = *reinterpret_cast<const uint4*>(static_cast<const uint8_t*>(x) + at);
 #pragma unroll
     for (int i = 0; i < 16; ++i) a[i] = bs::e4m3_f32((word(v, i / 4) >> (8 * (i % 4))) & 0xFFu);
@@ -73,10 +96,11 @@ __global__ void __launch_bounds__(kThreads)
   for (int j = lane * 16; j < K; j += 512) {
     const uint4 wv = *reinterpret_cast<const uint4*>(qr + j);
     float w[16];
+    if constexpr (F == f_nan_code_as_number) {
 #pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      const uint32_t c = (word(wv, i / 4) >> (8 * (i % 4))) & 0xFFu;
-      w[i] = F == f_nan_code_as_number ? bs::e4m3_f32_no_nan(c) : bs::e4m3_f32(c);
+      for (int i = 0; i < 16; ++i) w[i] = bs::e4m3_f32_no_nan((word(wv, i / 4) >> (8 * (i % 4))) & 0xFFu);
+    } else {
+      e4m3x16(wv, w);
     }
     const int wb = F == f_neighbour_scale ? (j / 128 + 1) % kb : j / 128;
     const float ws = W == w_block128 ? s[(n / 128) * kb + wb] : 1.0f;
@@ -104,9 +128,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // FP4 weights (MXFP4: e8m0 a 32; NVFP4: ue4m3 a 16, times g) with bf16 activations.
-template <int MT, class Out, int W>
-__global__ void __launch_bounds__(kThreads)
-    kc_bs_fp4_gemv(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, Out* y, int M, int N, int K) {
+// The body, shared by the served kernel and the controls' (a fault F), so the served kernel's
+// symbol and code stay those its records hold.
+template <int MT, class Out, int W, int F>
+__device__ __forceinline__ void fp4_gemv(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, Out* y,
+                                         int M, int N, int K) {
   const int lane = threadIdx.x % 32, n = blockIdx.x * kWarps + threadIdx.x / 32;
   if (n >= N) return;
   constexpr int B = W == w_mx ? 32 : 16;
@@ -119,10 +145,14 @@ __global__ void __launch_bounds__(kThreads)
     const uint4 wv = *reinterpret_cast<const uint4*>(qr + j / 2);
     float w[32];
 #pragma unroll
-    for (int i = 0; i < 32; ++i) w[i] = bs::e2m1_f32((word(wv, i / 8) >> (4 * (i % 8))) & 0xFu);  // low nibble first
+    for (int i = 0; i < 32; ++i)  // low nibble first
+      w[i] = bs::e2m1_f32((word(wv, i / 8) >> (4 * ((F == f_nibbles_swapped ? i ^ 1 : i) % 8))) & 0xFu);
     float sc[32 / B];
 #pragma unroll
-    for (int b = 0; b < 32 / B; ++b) sc[b] = W == w_mx ? bs::e8m0_f32(sr[j / B + b]) : bs::ue4m3_f32(sr[j / B + b]);
+    for (int b = 0; b < 32 / B; ++b) {
+      const uint32_t c = sr[j / B + b];
+      sc[b] = W != w_mx ? bs::ue4m3_f32(c) : bs::e8m0_f32(F == f_e8m0_off && c < 0xFE ? c + 1 : c);
+    }
 #pragma unroll
     for (int m = 0; m < MT; ++m) {
       if (m >= M) continue;
@@ -145,6 +175,16 @@ __global__ void __launch_bounds__(kThreads)
     if (W == w_nv) v *= g[0];
     if (lane == 0) y[int64_t(m) * N + n] = to_out<Out>(v);
   }
+}
+template <int MT, class Out, int W>
+__global__ void __launch_bounds__(kThreads)
+    kc_bs_fp4_gemv(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, Out* y, int M, int N, int K) {
+  fp4_gemv<MT, Out, W, f_none>(x, q, s, g, y, M, N, K);
+}
+template <int MT, class Out, int W, int F>
+__global__ void __launch_bounds__(kThreads)
+    kc_bs_fp4_gemv_fault(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, Out* y, int M, int N, int K) {
+  fp4_gemv<MT, Out, W, F>(x, q, s, g, y, M, N, K);
 }
 
 // Depth of an output (see the head of this file).
