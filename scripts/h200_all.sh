@@ -12,7 +12,8 @@
 #      shared memory through mbarriers only, which the contract's gates cannot watch;
 #   5. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS, decode attention against copy bandwidth,
-#      PyTorch's SDPA backends and FlexAttention.
+#      PyTorch's SDPA backends and FlexAttention, the FP8 GEMM against torch._scaled_mm and the FP8 and FP4
+#      GEMVs against copy bandwidth.
 # The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
 # 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
 # benchmark's.
@@ -70,4 +71,8 @@ if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
   echo "bench_decode_attention: exit $?" | tee -a "$O/bench_decode.err"
   timeout 300 python3 bench/cuda/attention/table.py "$O/bench_decode.csv" > "$O/decode_table.txt" 2>&1
   cat "$O/decode_table.txt"
+  timeout 300 "$B/bin/bench_fp8" > "$O/bench_fp8.csv" 2> "$O/bench_fp8.err"
+  echo "bench_fp8: exit $?" | tee -a "$O/bench_fp8.err"
+  timeout 300 python3 bench/cuda/blockscaled/table.py "$O/bench_fp8.csv" > "$O/fp8_table.txt" 2>&1
+  cat "$O/fp8_table.txt"
 fi
