@@ -11,6 +11,7 @@
 #include "gates/gates.hpp"
 #include "gates/margin.hpp"
 #include "kc/audit.hpp"
+#include "kc/not_here.hpp"
 #include "kc/ref_device.hpp"
 #include "kc/registry.hpp"
 #include "repro.hpp"
@@ -104,6 +105,10 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
   Entry e;
   try {
     e = build(reg);
+  } catch (const NotHere& x) {
+    if (reg.control) push({b.name(), reg.name, Gate::nonfinite, Status::na, "", "", std::string("control not run on this device: ") + x.what()});
+    else push({b.name(), reg.name, Gate::nonfinite, Status::error, "spec", "", std::string("a kernel is never skipped, but it says it cannot run here: ") + x.what()});
+    return events;
   } catch (const std::exception& x) {
     push({b.name(), reg.name, Gate::nonfinite, Status::error, "spec", "", x.what()});
     return events;

@@ -2,18 +2,21 @@
 // whole of K, never promoted to fp32, stated as the served kernel's promoted sums. Gate 4's rows put
 // 32 products of 2^16 (codes) in K's first 128 columns and small ones in later intervals: promoted,
 // every sum is exact; in the tensor core's accumulator the small ones meet a 2^21 sum, of which it
-// keeps too few bits (tc_interval.hpp), so gate 4 must go red. Only the sm_90a image holds wgmma.
+// keeps too few bits (tc_interval.hpp), so gate 4 must go red. Only the sm_90a image holds wgmma:
+// elsewhere the control is not run (kc::NotHere), never green.
 #include "../../../kernels/blockscaled/fp8_gemm/fp8_gemm_sm90a.cuh"
 #include "../../../kernels/blockscaled/fp8_gemm/tc_interval.hpp"
 #include "../../../kernels/common/cuda_contract.hpp"
 #include "kc/families/blockscaled.hpp"
+#include "kc/not_here.hpp"
 
 using namespace kc::bs_cu;
 #define KC_NEVER_PROMOTES kc_fp8_gemm_wgmma<w_tensor, a_fp8_tensor, __nv_bfloat16, kc::fp8gemm::f_never_promote>
 
 KC_CONTROL("blockscaled/ctl_never_promotes/fp8_tensor", cuda) {
   (void)cudaFuncSetAttribute(KC_NEVER_PROMOTES, cudaFuncAttributeMaxDynamicSharedMemorySize, kc::fp8gemm::kSmemBytes);
-  const bool here = kc::gemm90::image_has_wgmma();
+  if (!kc::gemm90::image_has_wgmma())
+    throw kc::NotHere("its fault is in wgmma, which only an sm_90 device loading the sm_90a image runs");
   return kc::blockscaled::projection(kc::blockscaled::Weights::fp8_tensor, kc::blockscaled::Acts::fp8_tensor,
                                      kc::DType::bf16, 128)
       .served({{"m", {33, 256}}, {"n", {128, 520}}, {"k", {384, 2064}}})
@@ -23,8 +26,7 @@ KC_CONTROL("blockscaled/ctl_never_promotes/fp8_tensor", cuda) {
       .sums(kc::DType::f32, [](const kc::Shape& s) { return kc::fp8gemm::tc_interval_depth() + double((s["k"] + 127) / 128); }, 2)
       .launches({"blockscaled/ctl_never_promotes/fp8_tensor"})
       .control(kc::Gate::sums, kc::Why::bound)
-      .launch([here](const kc::Buffers& b) {
-        if (!here) throw kc::Error("blockscaled/ctl_never_promotes: its fault is in wgmma, which only an sm_90 device loading the sm_90a image runs");
+      .launch([](const kc::Buffers& b) {
         const kc::Shape& s = b.shape();
         kc::cu::need_aligned16(b, {"xq", "q"});
         const int M = int(s["m"]), N = int(s["n"]);
