@@ -3,11 +3,13 @@
 # kernels/ and controls/ .cu with each, so gate 5's records per release (records/cuda/nvcc-<r>.txt)
 # come from real compilers (limits/README.md, "Records per nvcc release").
 #
-#   scripts/nvcc_releases.sh [--install-only] [--tools DIR] [--out DIR] [--sms "80 90a"] [--src FILE]... RELEASE...
+#   scripts/nvcc_releases.sh [--install-only] [--keep] [--reverse] [--tools DIR] [--out DIR] [--sms "80 90a"]
+#                            [--src FILE]... RELEASE...
 #
 # RELEASE is 13.0 ... 13.5 (the table below). Tools land in DIR/<release>/ (default .nvcc/, gitignored;
 # wheels cached in DIR/wheels/); fatbins in OUT/<release>/ (default build/nvcc-releases/). --src
-# compiles only those files (the CI fixture); --sms only those SMs. Then, per release:
+# compiles only those files (the CI fixture); --sms only those SMs; --keep leaves fatbins already there
+# (to resume, or to let a second run take the list from its end with --reverse). Then, per release:
 #   build/bin/kernel-contract-limits --write-records records/cuda build/nvcc-releases/<release>
 # Exit: 0 done; 1 a download, install or compile failed (the message names it); 2 usage.
 set -euo pipefail
@@ -40,18 +42,20 @@ flags=(-I"$here/backends/opencl/include" -I"$here/backends/cuda/include" -I"$her
 
 tools=$here/.nvcc
 out=$here/build/nvcc-releases
-install_only=0
+install_only=0 keep=0 reverse=0
 srcs=()
 releases=()
 die() { echo "nvcc_releases: $*" >&2; exit 1; }
 while (($#)); do
   case $1 in
     --install-only) install_only=1 ;;
+    --keep) keep=1 ;;
+    --reverse) reverse=1 ;;
     --tools) tools=$2; shift ;;
     --out) out=$2; shift ;;
     --sms) sms=$2; shift ;;
     --src) srcs+=("$2"); shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "nvcc_releases: unknown option $1" >&2; exit 2 ;;
     *) releases+=("$1") ;;
   esac
@@ -108,6 +112,9 @@ for sm in $sms; do gencode+=("--generate-code=arch=compute_$sm,code=[sm_$sm]"); 
 if ((${#srcs[@]} == 0)); then
   mapfile -t srcs < <(cd "$here" && find kernels controls -name '*.cu' | sort)
 fi
+if ((reverse)); then
+  mapfile -t srcs < <(printf '%s\n' "${srcs[@]}" | tac)
+fi
 
 for r in "${releases[@]}"; do
   install "$r"
@@ -119,7 +126,10 @@ for r in "${releases[@]}"; do
     f=$s; [[ $f = /* ]] || f=$here/$s
     rel=${f#"$here"/}
     o=$out/$r/${rel//\//_}; o=${o%.cu}.fatbin
-    nice -n 10 "$nvcc" "${flags[@]}" "${gencode[@]}" -fatbin "$f" -o "$o" || die "nvcc $r failed on $rel"
+    if ((keep)) && [ -f "$o" ]; then continue; fi
+    # Written aside and renamed, so a fatbin in OUT is always whole (another run may be reading it).
+    nice -n 10 "$nvcc" "${flags[@]}" "${gencode[@]}" -fatbin "$f" -o "$o.part" || die "nvcc $r failed on $rel"
+    mv "$o.part" "$o"
     n=$((n + 1))
   done
   echo "nvcc_releases: nvcc $r compiled $n sources for$(printf ' sm_%s' $sms) into $out/$r" >&2
