@@ -49,19 +49,12 @@ std::vector<int> build_sms() {
 
 namespace {
 
-std::string dims(const std::array<uint32_t, 3>& d) {
-  if (!d[0] && !d[1] && !d[2]) return "none";
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 std::string strip_ws(const std::string& s) {
   std::string o;
   for (char c : s)
     if (!std::isspace(static_cast<unsigned char>(c))) o += c;
   return o;
 }
-
-uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
 
 std::string quote_args(const std::vector<std::string>& v) {
   std::string o;
@@ -70,86 +63,6 @@ std::string quote_args(const std::vector<std::string>& v) {
 }
 
 }  // namespace
-
-std::string record_line(const std::string& launch, const std::string& chip, const KernelUsage& k) {
-  std::ostringstream o;
-  o << "RECORD cuda " << launch << " " << chip << " regs=" << k.regs << " shared=" << k.shared
-    << " bound=" << k.bound() << " maxreg=" << k.maxreg << " frame=" << k.frame << " stack=" << k.min_stack
-    << " cluster=" << dims(k.cluster) << " rank=" << k.cluster_rank << " barriers=" << k.barriers
-    << " params=" << k.params << " symbol=" << k.symbol;
-  return o.str();
-}
-
-std::string check_limits(const Launch& l, const CudaChip& c, const KernelUsage& k, std::vector<std::string>& kinds) {
-  std::vector<std::string> bad, ok;
-  auto fail = [&](const char* kind, const std::string& what) {
-    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
-    bad.push_back(std::string(kind) + ": " + what);
-  };
-  const uint64_t t = l.threads;
-  // Threads a block: the chip's maximum and the kernel's compiled bound.
-  if (t > c.threads_block) fail("bounds", "threads " + std::to_string(t) + " > " + std::to_string(c.threads_block) + " a block");
-  if (t > k.bound()) fail("bounds", "threads " + std::to_string(t) + " > the kernel's bound " + std::to_string(k.bound()) + " (__launch_bounds__)");
-  const uint64_t req = uint64_t{k.reqntid[0]} * k.reqntid[1] * k.reqntid[2];
-  if (req && t != req) fail("bounds", "threads " + std::to_string(t) + " != the required block size " + dims(k.reqntid));
-  ok.push_back("threads " + std::to_string(t) + "/" + std::to_string(std::min<uint32_t>(k.bound(), c.threads_block)));
-
-  // Registers: allocated per warp in units of reg_unit; the block's warps rounded up to warp_round
-  // (cuda_occupancy.h's hardware check).
-  const uint64_t per_warp = round_up(uint64_t(k.regs) * 32, c.reg_unit);
-  const uint64_t warps = (t + 31) / 32, warps_r = round_up(warps, c.warp_round);
-  const uint64_t need = per_warp * warps_r;
-  if (uint32_t(k.regs) > c.regs_thread) fail("regs", "regs " + std::to_string(k.regs) + " > " + std::to_string(c.regs_thread) + " a thread");
-  if (need > c.regs_block)
-    fail("regs", "regs " + std::to_string(k.regs) + " a thread -> " + std::to_string(per_warp) + " a warp x " + std::to_string(warps_r) +
-                     " warps = " + std::to_string(need) + " > " + std::to_string(c.regs_block) + " a block");
-  ok.push_back("regs " + std::to_string(k.regs) + " -> " + std::to_string(need) + "/" + std::to_string(c.regs_block));
-
-  // Shared: static + dynamic, plus the reserved 1 KiB a block, within the SM's shared memory
-  // (equivalently static + dynamic <= the opt-in maximum a block); past 48 KiB only with optin.
-  const uint64_t total = k.shared + l.dyn_smem;
-  if (total + c.smem_reserved > c.smem_sm)
-    fail("smem", "shared " + std::to_string(k.shared) + " static + " + std::to_string(l.dyn_smem) + " dynamic + " +
-                     std::to_string(c.smem_reserved) + " reserved = " + std::to_string(total + c.smem_reserved) + " > " +
-                     std::to_string(c.smem_sm) + " (opt-in max " + std::to_string(c.smem_optin) + " a block)");
-  if (!l.optin && total > c.smem_default)
-    fail("smem", "shared " + std::to_string(total) + " > " + std::to_string(c.smem_default) + " without optin");
-  if (k.shared > c.smem_default)
-    fail("smem", "static shared " + std::to_string(k.shared) + " > " + std::to_string(c.smem_default));
-  ok.push_back("shared " + std::to_string(k.shared) + "+" + std::to_string(l.dyn_smem) + "+" + std::to_string(c.smem_reserved) + "/" +
-               std::to_string(l.optin ? c.smem_sm : c.smem_default + c.smem_reserved));
-
-  // Clusters: from sm_90 only; portable up to cluster_portable, non-portable (declared) up to
-  // cluster_max; the compiled __cluster_dims__ and cluster rank must agree with the launch.
-  const uint32_t compiled = k.cluster_size();
-  if ((l.cluster > 1 || compiled > 1) && !c.clusters)
-    fail("cluster", "cluster " + std::to_string(std::max(l.cluster, compiled)) + " on " + c.name + ", which has no clusters");
-  if (c.clusters) {
-    if (l.cluster > c.cluster_portable && !l.nonportable)
-      fail("cluster", "cluster " + std::to_string(l.cluster) + " > portable " + std::to_string(c.cluster_portable) + " without nonportable");
-    if (l.cluster > c.cluster_max)
-      fail("cluster", "cluster " + std::to_string(l.cluster) + " > " + std::to_string(c.cluster_max) + " on " + c.name);
-  }
-  if (compiled && compiled != l.cluster)
-    fail("cluster", "launch cluster " + std::to_string(l.cluster) + " but the kernel is compiled for __cluster_dims__ " + dims(k.cluster));
-  if (k.cluster_rank && l.cluster > k.cluster_rank)
-    fail("cluster", "cluster " + std::to_string(l.cluster) + " > the kernel's max cluster rank " + std::to_string(k.cluster_rank));
-  ok.push_back("cluster " + std::to_string(l.cluster));
-
-  // Local memory a thread (stack frame, spills) above the declared budget.
-  if (k.frame > l.frame)
-    fail("frame", "frame " + std::to_string(k.frame) + " bytes > budget " + std::to_string(l.frame) + " (frame=<bytes>)");
-  ok.push_back("frame " + std::to_string(k.frame) + "/" + std::to_string(l.frame));
-
-  std::string msg;
-  if (bad.empty()) {
-    msg = "ok:";
-    for (size_t i = 0; i < ok.size(); ++i) msg += (i ? ", " : " ") + ok[i];
-  } else {
-    for (size_t i = 0; i < bad.size(); ++i) msg += (i ? "; " : "") + bad[i];
-  }
-  return msg;
-}
 
 CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
   CudaAudit a;
@@ -321,8 +234,68 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
       res.errors.push_back(std::string(e.what()) + ": re-derive with " + a.regen);
     }
   }
-  std::map<std::string, std::set<std::string>> used_sets;  // set file -> image releases it served
-  std::map<Release, std::map<RecordKey, std::string>> effective;  // set file -> image releases it served
+  // Per image release: the set it is checked against, the records in force, the compiler versions
+  // its images name, and the files holding them.
+  struct Use {
+    SetChoice choice;
+    std::map<RecordKey, std::string> records;
+    std::set<std::string> files;
+  };
+  std::map<Release, Use> uses;
+
+  auto check_one = [&](const Launch& l, const CudaChip& c, const Image& im, const KernelUsage& k) {
+    CudaCheck ch;
+    ch.launch = l;
+    ch.chip = &c;
+    ch.image = im.where;
+    ch.usage = k;
+    ch.release = {im.cubin.release_major, im.cubin.release_minor};
+    ch.record = record_line(l.name, c.name, k);
+    ch.message = check_limits(l, c, k, ch.kinds);
+    a.fresh[ch.release][{l.name, c.name}] = ch.record;
+    if (!im.cubin.tool.empty()) a.compilers[ch.release].insert(im.cubin.tool);
+
+    kc::AuditLine line;
+    line.launch = l.name;
+    line.chip = c.name;
+    line.control = !l.control.empty();
+    if (line.control) {
+      const bool red = std::find(ch.kinds.begin(), ch.kinds.end(), l.control) != ch.kinds.end();
+      line.problem = red;
+      line.message = (red ? "planted " + l.control + " found: " : "planted " + l.control + " NOT found: ") + ch.message;
+      for (const auto& kind : ch.kinds)
+        if (kind != l.control) res.errors.push_back("control " + l.name + " on " + c.name + " also shows a " + kind + " problem it was not built for");
+    } else {
+      line.problem = !ch.kinds.empty();
+      line.message = ch.message;
+    }
+    line.message += " [" + ch.image + "]";
+    res.lines.push_back(std::move(line));
+
+    // The record in force for the image's release.
+    if (compare_records && !sets.empty()) {
+      const Release r = ch.release.major ? ch.release : Release{13, 0};  // an image naming none is checked as 13.0's
+      auto u = uses.find(r);
+      if (u == uses.end()) u = uses.emplace(r, Use{choose_set(sets, r), effective_records(sets, r), {}}).first;
+      const SetChoice& choice = u->second.choice;
+      const auto file = im.where.substr(0, im.where.find(" fatbin "));
+      u->second.files.insert(file);
+      // A release without a set of its own is told which file would hold its differences.
+      const std::string fix = choice.own() ? "re-derive with " + a.regen
+                                           : "nvcc " + r.str() + " has no set of its own: write nvcc-" + r.str() + ".txt with " + a.regen;
+      if (!choice.set) {
+        res.errors.push_back("no records set at or below nvcc " + r.str() + " in " + records_dir + " for " + l.name + " on " + c.name + ": " + fix);
+      } else {
+        auto it = u->second.records.find({l.name, c.name});
+        if (it == u->second.records.end())
+          res.errors.push_back("missing record for " + l.name + " on " + c.name + " (nvcc " + r.str() + ", checked against " + choice.says() + "): " + fix);
+        else if (it->second != ch.record)
+          res.errors.push_back("stale record for " + l.name + " on " + c.name + " (nvcc " + r.str() + ", checked against " + choice.says() +
+                               "):\n    record: " + it->second + "\n    image:  " + ch.record + "\n  " + fix);
+      }
+    }
+    a.checks.push_back(std::move(ch));
+  };
 
   size_t not_served = 0;  // launch x SM pairs below a launch's from=<sm> or beside its only=<sm>
   for (const auto& l : launches) {
@@ -333,16 +306,12 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
         continue;
       }
       std::vector<std::pair<const Image*, const KernelUsage*>> hits;
-      std::set<std::string> distinct;
       auto& names = by_name[c->sm];
       for (const std::string* key : {&l.symbol, &want}) {
         auto it = names.find(*key);
         if (it == names.end()) continue;
-        for (const auto& [im, k] : it->second) {
-          if (std::find(hits.begin(), hits.end(), std::make_pair(im, k)) != hits.end()) continue;
-          hits.push_back({im, k});
-          distinct.insert(record_line(l.name, c->name, *k) + " " + im->cubin.release());
-        }
+        for (const auto& h : it->second)
+          if (std::find(hits.begin(), hits.end(), h) == hits.end()) hits.push_back(h);
       }
       if (hits.empty()) {
         // Name the kernels the symbol nearly matches (a template's name without its arguments).
@@ -356,61 +325,22 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
                              quote_args(shown) + hint);
         continue;
       }
-      if (distinct.size() > 1) {
-        std::string w;
-        for (const auto& h : hits) w += "\n    " + h.first->where + ": " + h.second->symbol;
-        res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' matches kernels that differ on " + c->name + ":" + w);
-        continue;
-      }
-      CudaCheck ch;
-      ch.launch = l;
-      ch.chip = c;
-      ch.image = hits.front().first->where;
-      ch.usage = *hits.front().second;
-      const Cubin& cu = hits.front().first->cubin;
-      ch.release = {cu.release_major, cu.release_minor};
-      ch.record = record_line(l.name, c->name, ch.usage);
-      ch.message = check_limits(l, *c, ch.usage, ch.kinds);
-      a.fresh[ch.release][{l.name, c->name}] = ch.record;
-
-      kc::AuditLine line;
-      line.launch = l.name;
-      line.chip = c->name;
-      line.control = !l.control.empty();
-      if (line.control) {
-        const bool red = std::find(ch.kinds.begin(), ch.kinds.end(), l.control) != ch.kinds.end();
-        line.problem = red;
-        line.message = (red ? "planted " + l.control + " found: " : "planted " + l.control + " NOT found: ") + ch.message;
-        for (const auto& k : ch.kinds)
-          if (k != l.control) res.errors.push_back("control " + l.name + " on " + c->name + " also shows a " + k + " problem it was not built for");
-      } else {
-        line.problem = !ch.kinds.empty();
-        line.message = ch.message;
-      }
-      line.message += " [" + ch.image + "]";
-      res.lines.push_back(std::move(line));
-
-      // The record in force for the image's release.
-      if (compare_records && !sets.empty()) {
-        Release r = ch.release;
-        if (!r.major) r = {13, 0};  // an image that names no release is checked as nvcc 13.0's
-        const RecordSet* s = set_for(sets, r);
-        if (!s) {
-          res.errors.push_back("no records set at or below nvcc " + r.str() + " in " + records_dir + ": re-derive with " + a.regen);
-        } else {
-          used_sets[s->file].insert(r.str() + (ch.release.major ? "" : " (image names none)"));
-          auto ef = effective.find(r);
-          if (ef == effective.end()) ef = effective.emplace(r, effective_records(sets, r)).first;
-          const auto& eff = ef->second;
-          auto it = eff.find({l.name, c->name});
-          if (it == eff.end())
-            res.errors.push_back("missing record for " + l.name + " on " + c->name + " (nvcc " + r.str() + "): re-derive with " + a.regen);
-          else if (it->second != ch.record)
-            res.errors.push_back("stale record for " + l.name + " on " + c->name + " (set " + s->file + "):\n    record: " + it->second +
-                                 "\n    image:  " + ch.record + "\n  re-derive with " + a.regen);
+      // Images of several releases each get their own check against their own records: one release
+      // compiling the kernel differently from another is what the sets per release are for.
+      std::map<Release, std::vector<std::pair<const Image*, const KernelUsage*>>> by_release;
+      for (const auto& h : hits) by_release[{h.first->cubin.release_major, h.first->cubin.release_minor}].push_back(h);
+      for (const auto& [rel, group] : by_release) {
+        std::set<std::string> distinct;
+        for (const auto& [im, k] : group) distinct.insert(record_line(l.name, c->name, *k));
+        if (distinct.size() > 1) {
+          std::string w;
+          for (const auto& h : group) w += "\n    " + h.first->where + ": " + h.second->symbol;
+          res.errors.push_back(l.where() + ": launch " + l.name + ": symbol '" + l.symbol + "' matches kernels that differ on " + c->name +
+                               (rel.major ? " in images of nvcc " + rel.str() : "") + ":" + w);
+          continue;
         }
+        check_one(l, *c, *group.front().first, *group.front().second);
       }
-      a.checks.push_back(std::move(ch));
     }
   }
 
@@ -422,10 +352,16 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
         if (!declared.count(k.first))
           res.errors.push_back("record for undeclared launch " + k.first + " on " + k.second + " in " + s.file + ": re-derive with " + a.regen);
   }
-  for (const auto& [file, rel] : used_sets) {
-    std::string r;
-    for (const auto& x : rel) r += (r.empty() ? "" : ", ") + x;
-    res.notes.push_back("cuda records set " + file + " (image release " + r + ")");
+  // Which set each image release, and each file of images, was checked against.
+  for (const auto& [r, u] : uses) {
+    if (!u.choice.set) continue;
+    std::string tools;
+    for (const auto& t : a.compilers[r]) tools += (tools.empty() ? " (" : "; ") + t;
+    if (!tools.empty()) tools += ")";
+    res.notes.push_back("cuda records: images of nvcc " + r.str() + tools + " checked against " + u.choice.says() + " in " + records_dir +
+                        (u.choice.own() || u.choice.above ? "" : "; write its set with " + a.regen));
+    const std::string set = fs::path(u.choice.set->file).filename().string();
+    for (const auto& f : u.files) res.notes.push_back("cuda records: " + f + ": nvcc " + r.str() + " -> " + set);
   }
   if (not_served) res.notes.push_back("cuda: " + std::to_string(not_served) + " launch x SM pairs outside their launch's from=<sm> or only=<sm> not audited");
   std::string sm_list;

@@ -74,6 +74,29 @@ std::map<RecordKey, std::string> effective_records(const std::vector<RecordSet>&
   return out;
 }
 
+SetChoice choose_set(const std::vector<RecordSet>& sets, Release r) {
+  SetChoice c;
+  for (const auto& s : sets) {
+    if (s.release <= r) c.set = &s;
+    else if (!c.above) c.above = &s;
+  }
+  c.release = r;
+  return c;
+}
+
+bool SetChoice::own() const { return set && set->release == release; }
+
+std::string SetChoice::says() const {
+  if (!set) return "no set at or below nvcc " + release.str();
+  const std::string name = fs::path(set->file).filename().string();
+  if (own()) return "its own set " + name;
+  if (above)
+    return name + ", the newest set below " + release.str() + " (which has none of its own; " + fs::path(above->file).filename().string() +
+           " lies above it)";
+  return name + ", the newest set, below " + release.str() + " (which has none of its own: what " + release.str() +
+         " compiles differently shows as stale records)";
+}
+
 // The command as a header line: absolute paths under the working directory made relative to it, and
 // any other absolute path cut to its file name, so a records file names no machine's folders.
 static std::string portable_command(const std::string& command) {
@@ -92,7 +115,8 @@ static std::string portable_command(const std::string& command) {
 }
 
 std::string write_record_set(const std::string& dir, Release r, const std::map<RecordKey, std::string>& fresh,
-                             const std::vector<std::string>& declared, const std::string& command) {
+                             const std::vector<std::string>& declared, const std::string& command,
+                             const std::string& compiler) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw FormatError(dir, "cannot create records directory: " + ec.message());
@@ -117,16 +141,26 @@ std::string write_record_set(const std::string& dir, Release r, const std::map<R
   std::ostringstream out;
   out << "# CUDA launch records for nvcc " << r.str() << ": "
       << (base ? "the base set (every launch on every SM)." : "only what this release compiles differently from the sets below it.")
+      << (compiler.empty() ? "" : "\n# Read from images of: " + compiler)
       << "\n# One RECORD line a launch and SM; fields in limits/README.md. Written by\n#   " << portable_command(command)
       << "\n# Never edit by hand: re-derive with that command.\n";
+  size_t n = 0;
   for (const auto& [k, v] : full) {
     if (!base) {
       auto it = under.find(k);
       if (it != under.end() && it->second == v) continue;
     }
     out << v << "\n";
+    ++n;
   }
   const std::string path = (fs::path(dir) / ("nvcc-" + r.str() + ".txt")).string();
+  // A release that compiles every launch as the sets below it has no set: an empty one would only
+  // say so less plainly (the audit then names the set below as the one used).
+  if (!base && !n) {
+    fs::remove(path, ec);
+    if (ec) throw FormatError(path, "cannot remove records that no longer differ: " + ec.message());
+    return "";
+  }
   std::ofstream f(path, std::ios::trunc);
   if (!f || !(f << out.str())) throw FormatError(path, "cannot write records");
   return path;

@@ -212,6 +212,35 @@ TEST(LimitsRecords, SetsPerReleaseOverlayAndDeltas) {
   EXPECT_EQ(set_for(sets, {12, 8}), nullptr);
   EXPECT_EQ(effective_records(sets, {13, 1}).at({"b", "sm_90"}), "RECORD cuda b sm_90 regs=20 symbol=kb");
   EXPECT_EQ(effective_records(sets, {13, 9}).at({"b", "sm_90"}), "RECORD cuda b sm_90 regs=22 symbol=kb");
+  // Which set each release is checked against, and what the run says about it.
+  auto own = choose_set(sets, {13, 2}), between = choose_set(sets, {13, 1}), newer = choose_set(sets, {13, 5});
+  EXPECT_TRUE(own.own());
+  EXPECT_EQ(own.says(), "its own set nvcc-13.2.txt");
+  EXPECT_FALSE(between.own());
+  EXPECT_EQ(between.set->release, (Release{13, 0}));
+  EXPECT_NE(between.says().find("nvcc-13.0.txt, the newest set below 13.1 (which has none of its own"), std::string::npos) << between.says();
+  EXPECT_NE(between.says().find("; nvcc-13.2.txt lies above it)"), std::string::npos) << between.says();
+  EXPECT_FALSE(newer.own());
+  EXPECT_EQ(newer.above, nullptr);
+  EXPECT_NE(newer.says().find("nvcc-13.2.txt, the newest set, below 13.5"), std::string::npos) << newer.says();
+  EXPECT_NE(newer.says().find("shows as stale records"), std::string::npos) << newer.says();
+  EXPECT_EQ(choose_set(sets, {12, 8}).set, nullptr);
+  // A release compiling everything as the sets below it gets no file (and loses an old one).
+  EXPECT_EQ(write_record_set(dir.string(), {13, 3}, later, {"a", "b"}, "cmd"), "");
+  EXPECT_FALSE(fs::exists(dir / "nvcc-13.3.txt"));
+  std::ofstream(dir / "nvcc-13.4.txt") << "RECORD cuda b sm_90 regs=22 symbol=kb\n";
+  EXPECT_EQ(write_record_set(dir.string(), {13, 4}, later, {"a", "b"}, "cmd"), "");
+  EXPECT_FALSE(fs::exists(dir / "nvcc-13.4.txt"));
+  // The compiler's version text goes into the header.
+  auto again = later;
+  again[{"a", "sm_90"}] = "RECORD cuda a sm_90 regs=12 symbol=ka";
+  auto f4 = write_record_set(dir.string(), {13, 4}, again, {"a", "b"}, "cmd", "Cuda compilation tools, release 13.4, V13.4.92");
+  std::ifstream in4(f4);
+  std::string t4((std::istreambuf_iterator<char>(in4)), std::istreambuf_iterator<char>());
+  EXPECT_NE(t4.find("# Read from images of: Cuda compilation tools, release 13.4, V13.4.92\n"), std::string::npos) << t4;
+  EXPECT_NE(t4.find("RECORD cuda a sm_90 regs=12 symbol=ka\n"), std::string::npos) << t4;
+  EXPECT_EQ(t4.find("regs=22"), std::string::npos) << t4;  // b is as in 13.2's set
+  fs::remove(f4);
   // Rewriting the base drops records of launches no longer declared.
   write_record_set(dir.string(), {13, 0}, {{{"a", "sm_90"}, "RECORD cuda a sm_90 regs=10 symbol=ka"}}, {"a"}, "cmd");
   EXPECT_EQ(read_record_sets(dir.string())[0].lines.size(), 1u);

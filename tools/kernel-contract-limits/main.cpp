@@ -97,8 +97,13 @@ int main(int argc, char** argv) {
     try {
       for (const auto& [rel, lines] : a.fresh) {
         kc::limits::Release rr = rel.major ? rel : kc::limits::Release{13, 0};
-        auto f = kc::limits::write_record_set(write_dir, rr, lines, a.declared, a.regen);
-        std::cout << "wrote " << f << " (" << lines.size() << " records derived from images of nvcc " << rr.str() << ")\n";
+        std::string compiler;
+        for (const auto& t : a.compilers[rel]) compiler += (compiler.empty() ? "" : "; ") + t;
+        auto f = kc::limits::write_record_set(write_dir, rr, lines, a.declared, a.regen, compiler);
+        if (f.empty())
+          std::cout << "nvcc " << rr.str() << " compiles all " << lines.size() << " records read as the sets below it: no set of its own written\n";
+        else
+          std::cout << "wrote " << f << " (" << lines.size() << " records derived from images of nvcc " << rr.str() << ")\n";
       }
     } catch (const kc::limits::FormatError& e) {
       std::cout << "ERROR " << e.what() << "\n";

@@ -2,6 +2,7 @@
 // the binaries read, with the records per nvcc release (records/cuda/).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,7 @@ struct CudaAudit {
   std::vector<CudaCheck> checks;
   kc::AuditResult result;  // lines, notes and errors as the kernel-contract CLI shows them
   std::map<Release, std::map<RecordKey, std::string>> fresh;  // RECORD lines by image release
+  std::map<Release, std::set<std::string>> compilers;  // the images' tkinfo version texts by release
   std::vector<std::string> declared;  // every declared CUDA launch name (before --only)
   std::string regen;                  // the command that re-derives the records
   size_t images = 0, kernels = 0;
