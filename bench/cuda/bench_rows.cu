@@ -78,30 +78,7 @@ static int g_sets = 1;
 static bool g_all = true;
 
 // f(i) launches on set i; REPS back-to-back launches rotate through the sets.
-static double time_us(const std::function<void(int)>& f) {
-  const int reps = std::max(40, 2 * g_sets);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < g_sets; ++i) f(i);  // warm: module load, first touch
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int trial = 0; trial < 7; ++trial) {
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < reps; ++i) f((trial * reps + i) % g_sets);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / reps);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+static double time_us(const std::function<void(int)>& f) { return kc_bench::time_us(f, g_sets, std::max(40, 2 * g_sets)); }
 
 static void row(const char* name, const std::string& variant, long rows, long cols, double us, double bytes) {
   std::printf("%s,%s,%ld,%ld,%.2f,%.0f,%.1f\n", name, variant.c_str(), rows, cols, us, bytes, bytes / us * 1e-3);

@@ -7,6 +7,7 @@ the same op too. Then every variant the benchmark swept.
 Usage: table.py bench_rows.csv [--no-torch]"""
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
 
@@ -35,21 +36,8 @@ if use_torch:
         import torch
         import torch.nn.functional as F
 
-        def time_us(f, sets, reps):
-            for i in range(sets):
-                f(i)
-            torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            t = []
-            for trial in range(7):
-                a.record()
-                for i in range(reps):
-                    f((trial * reps + i) % sets)
-                b.record()
-                b.synchronize()
-                t.append(a.elapsed_time(b) * 1e3 / reps)
-            t.sort()
-            return t[len(t) // 2]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # bench/cuda: the shared timing method
+        from torch_timing import time_us
 
         for (R, C), srows in sorted(by_shape.items()):
             _, _, sets = copy_ref(srows)

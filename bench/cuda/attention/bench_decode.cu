@@ -29,32 +29,7 @@ constexpr int kQHeads = 32, kKvHeads = 8, kD = 128, kPage = 16;
 int g_sets = 1;
 bool g_once = false;
 
-double time_us(const std::function<void(int)>& f, int reps) {
-  if (g_once) {
-    f(0);
-    CK(cudaDeviceSynchronize());
-    return 1;
-  }
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < g_sets; ++i) f(i);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int trial = 0; trial < 7; ++trial) {
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < reps; ++i) f((trial * reps + i) % g_sets);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / reps);
-  }
-  CK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+double time_us(const std::function<void(int)>& f, int reps) { return kc_bench::time_us(f, g_sets, reps, g_once); }
 
 void row(const char* name, const char* variant, long batch, long keys, double us, double bytes) {
   std::printf("%s,%s,%ld,%ld,%.2f,%.0f,%.1f\n", name, variant, batch, keys, us, bytes, bytes / us * 1e-3);

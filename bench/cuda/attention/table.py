@@ -8,6 +8,7 @@ inputs in sets holding together >= 4x the L2, launches back to back between two 
 Usage: table.py bench_decode.csv [--no-torch]"""
 import csv
 import math
+import os
 import sys
 import warnings
 from collections import defaultdict
@@ -31,20 +32,8 @@ if use_torch:
 
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
 
-        def time_us(f, sets, reps):
-            for i in range(sets):
-                f(i)
-            torch.cuda.synchronize()
-            ts = []
-            for trial in range(7):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                for i in range(reps):
-                    f((trial * reps + i) % sets)
-                b.record()
-                b.synchronize()
-                ts.append(a.elapsed_time(b) * 1e3 / reps)
-            return sorted(ts)[3]
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/cuda: the shared timing method
+        from torch_timing import time_us
 
         try:
             from torch.nn.attention.flex_attention import flex_attention

@@ -28,34 +28,7 @@ using namespace kc::bs_cu;
 bool g_once = false;
 size_t g_l2 = 0;
 
-double time_us(const std::function<void(int)>& f, int sets, int reps) {
-  if (g_once) {
-    f(0);
-    CK(cudaDeviceSynchronize());
-    return 1;
-  }
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < sets; ++i) f(i);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int trial = 0; trial < 7; ++trial) {
-    CK(cudaEventRecord(a));
-    for (int i = 0; i < reps; ++i) f((trial * reps + i) % sets);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1e3 / reps);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+double time_us(const std::function<void(int)>& f, int sets, int reps) { return kc_bench::time_us(f, sets, reps, g_once); }
 
 // Device buffers of random bytes: e4m3 codes without the NaN codes, FP4 pairs, or scales.
 struct Buf {

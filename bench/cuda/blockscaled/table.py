@@ -8,6 +8,7 @@ back to back between two events, the median of 7 timings.
 Usage: table.py bench_fp8.csv [--no-torch]"""
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
 
@@ -28,20 +29,8 @@ if use_torch:
 
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
 
-        def time_us(f, sets, reps):
-            for i in range(sets):
-                f(i)
-            torch.cuda.synchronize()
-            ts = []
-            for trial in range(7):
-                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                a.record()
-                for i in range(reps):
-                    f((trial * reps + i) % sets)
-                b.record()
-                b.synchronize()
-                ts.append(a.elapsed_time(b) * 1e3 / reps)
-            return sorted(ts)[3]
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/cuda: the shared timing method
+        from torch_timing import time_us
 
         for (form, m, n, k) in sorted(gemm):
             nbytes = m * k + n * k + 2 * m * n
