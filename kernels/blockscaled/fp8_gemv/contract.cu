@@ -1,6 +1,7 @@
 // Contract of the CUDA FP8 GEMV (../bs_gemv.cuh): e4m3 weights per tensor, channel or 128 x 128
 // block, bf16 or FP8 activations, 1-32 rows; one instantiation a row form (8, 16, 32 rows).
-// NaN rule: propagate, with the software decode (e4m3's 0x7F and 0xFF are NaN), not cvt's.
+// NaN rule: propagate; e4m3's 0x7F and 0xFF are NaN, in the hardware decode (sm_89 on) as in the
+// software one (bs_gemv.cuh's e4m3x16).
 #include "../../common/cuda_contract.hpp"
 #include "../bs_gemv.cuh"
 #include "kc/families/blockscaled.hpp"
@@ -30,7 +31,7 @@ template <int Wf, int Af> kc::Entry fp8_gemv(const std::string& name, W w, A a) 
             (Wf == w_block128 ? 0 : 1) + (Af == a_fp8_tensor ? 1 : 0))
       .launches({name + "/m8", name + "/m16", name + "/m32"})
       .picks([name](const kc::Shape& s) { return name + "/m" + std::to_string(rows_form(s["m"])); })
-      .note("software e4m3 decode: 0x7F and 0xFF are NaN")
+      .note("e4m3 decode (cvt from sm_89 on, software below): 0x7F and 0xFF are NaN")
       .launch([](const kc::Buffers& b) {
         const int64_t m = b.shape()["m"];
         if (m > 32) throw kc::Error("blockscaled/fp8_gemv: at most 32 rows");
