@@ -15,6 +15,7 @@
 #endif
 
 #include "kc/audit.hpp"
+#include "kc/not_here.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
 #include "respawn.hpp"
@@ -57,6 +58,9 @@ static void list_entries(const RunOptions& opt, const std::vector<Backend*>& bac
                                  e.spec.replaces.empty() ? "" : " replaces " + e.spec.replaces,
                                  e.spec.chained.empty() ? "" : fmt::format(" chained {}", fmt::join(e.spec.chained, ",")),
                                  b->absent().empty() ? "" : "  [backend absent here]");
+      } catch (const NotHere& x) {
+        std::cout << fmt::format("{:<6} {:<40} {} not run on this device: {}\n", b->name(), reg.name,
+                                 reg.control ? "control," : "kernel, ERROR: a kernel is never skipped, but", x.what());
       } catch (const std::exception& x) {
         std::cout << fmt::format("{:<6} {:<40} ERROR {}\n", b->name(), reg.name, x.what());
       }

@@ -103,3 +103,11 @@ TEST(Cli, MarginsPrintALineUnderEachPassingGateThree) {
   p = cli_printed({"--backend", "cpu", "--no-limits", "--only", "toy/rowsum/"});
   EXPECT_EQ(p.out.find("  margin "), std::string::npos) << p.out;
 }
+
+// --list names a control that cannot run on this device (kc::NotHere) as not run, never an error.
+TEST(Cli, ListingSaysAControlThatCannotRunHereIsNotRun) {
+  Printed p = cli_printed({"--list", "--backend", "cpu", "--only", "nothere/control"});
+  EXPECT_EQ(p.code, kc::exit_ok) << p.err;
+  EXPECT_NE(p.out.find("control, not run on this device: its fault needs"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("ERROR"), std::string::npos) << p.out;
+}
