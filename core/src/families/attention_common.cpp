@@ -24,8 +24,10 @@ Geometry geometry(Cache cache, const Shape& s, int64_t page, int64_t chunk) {
     if (v < 1) throw Error(fmt::format("attention family: shape {} needs {} >= 1", s.str(), name));
   if (cache == Cache::ring && g.window < 1)
     throw Error(fmt::format("attention family: a ring needs a window (shape {})", s.str()));
-  if (g.window > 0 && g.rows > detail::kPad + 1)
-    throw Error(fmt::format("attention family: a window's rows are at most {} (shape {})", detail::kPad + 1, s.str()));
+  // A ring's window + kPad slots hold every row's window only up to kPad + 1 rows; linear and paged
+  // caches hold every key, so a windowed prefill may have any number of rows.
+  if (cache == Cache::ring && g.rows > detail::kPad + 1)
+    throw Error(fmt::format("attention family: a ring's rows are at most {} (shape {})", detail::kPad + 1, s.str()));
   g.scale = scale(s);
   switch (cache) {
     case Cache::linear: g.slots = g.keys + detail::kPad; break;
