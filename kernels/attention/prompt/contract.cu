@@ -1,0 +1,71 @@
+// Contracts of CUDA prompt attention (prompt.cuh: FlashAttention-2 on mma.sync, every SM from
+// sm_80): bf16 q, K and V, P rounded to bf16 for P V, fp32 sums, bf16 out, natural-log lse,
+// float64's classes for empty rows. The family's decode formula with many rows a sequence.
+#include "prompt_contract.cuh"
+
+namespace {
+using kc::attention::Cache;
+using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+void prepare() {
+  try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
+    kc::attn_cu::prepare_prompt<64, kc::attn_cu::kPromptNone>();
+    kc::attn_cu::prepare_prompt<128, kc::attn_cu::kPromptNone>();
+  } catch (const std::exception&) {
+  }
+}
+
+kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window) {
+  prepare();
+  kc::attention::Steps st;
+  st.p = kc::attention::PRound::bf16;
+  st.dot_depth = kc::attn_cu::prompt_score_depth;
+  return kc::attention::decode(cache, kc::DType::bf16, st, page)
+      .served(std::move(served))
+      .tile("keys", kc::attn_cu::kPromptKeys, 1, 1)
+      .tile("rows", kc::attn_cu::kPromptRows, 1, 1)  // gate 3 runs the query block's edges
+      .range("d", 64, 64)  // head dims of 64 and 128
+      .sums(kc::DType::f32,
+            [window](const kc::Shape& s) {
+              return kc::attn_cu::prompt_key_depth(window ? std::min(s["keys"], s["window"]) : s["keys"]);
+            },
+            1)
+      .ulp("expf (CUDA's stated bound)", 2)
+      .ulp("logf (CUDA's stated bound)", 1)
+      .launches({"attention/prompt/d64", "attention/prompt/d128"})
+      .launch([cache, page](const kc::Buffers& b) {
+        kc::attn_cu::launch_prompt(kc::attn_cu::prompt_args(b, cache, page), int(b.shape()["d"]), kc::cu::stream_of(b));
+      });
+}
+
+}  // namespace
+
+// Causal prefill over a linear cache, GQA 4 at head dim 128 (64 at the edges): at rows = keys seq 0
+// is a whole prompt, at rows < keys a prompt after a cached prefix. Sizes keep the float64
+// references of every gate within the contract's time.
+KC_KERNEL("attention/prompt/linear_bf16", cuda) {
+  return prompt_cuda(Cache::linear, 0,
+                     {{"seqs", {3}}, {"rows", {130, 320}}, {"kv_heads", {1}}, {"group", {4}}, {"d", {128}},
+                      {"keys", {320, 800}}},
+                     false);
+}
+
+// A sliding window of 300 keys (tiles left of every row's window skipped), 2 kv heads, GQA 2.
+KC_KERNEL("attention/prompt/window_bf16", cuda) {
+  return prompt_cuda(Cache::linear, 0,
+                     {{"seqs", {3}}, {"rows", {500}}, {"kv_heads", {2}}, {"group", {2}}, {"d", {64}}, {"window", {300}},
+                      {"keys", {500, 1500}}},
+                     true);
+}
+
+// The paged-KV form for cached prefixes: 130 new rows after a prefix of up to ~1k keys in pages of
+// 16 shuffled over an arena, head dim 128, no GQA.
+KC_KERNEL("attention/prompt/paged_bf16", cuda) {
+  return prompt_cuda(Cache::paged, 16,
+                     {{"seqs", {3}}, {"rows", {130}}, {"kv_heads", {2}}, {"group", {1}}, {"d", {128}},
+                      {"keys", {300, 1100}}},
+                     false);
+}
+
+KC_CUDA_LAUNCH("attention/prompt/d64", (kc_attn_prompt<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<64>);
+KC_CUDA_LAUNCH("attention/prompt/d128", (kc_attn_prompt<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<128>);

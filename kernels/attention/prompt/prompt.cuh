@@ -1,0 +1,279 @@
+// Prompt (prefill) attention on tensor cores, FlashAttention-2's layout (attention.hpp's decode
+// formula with many rows a sequence): a block of 4 warps takes 64 query rows (16 a warp, the m16 of
+// mma.sync m16n8k16) of one (sequence, q head); q head h reads kv head h / group. It streams 64-key
+// tiles of K and V through a cp.async double buffer in shared memory, from the tile of the block's
+// first visible key (a window's tiles left of every row skipped) to the diagonal tile (the block's
+// last row's position), and keeps each row's online softmax in registers: S = q K^T on the tensor
+// cores, one max and one rescale a tile, P packed to bf16 in registers as the A operand of P V.
+//
+// Masked keys never reach P V through a weight of 0 (0 * Inf is NaN): K and V of keys outside the
+// block's union of spans are zero-filled; inside it a key may be masked for some rows only (the
+// diagonal tile, a window's first), so such a tile's V is scanned, and where it holds an Inf or NaN
+// that tile's P V runs on the CUDA cores over each row's visible keys alone. Finite V (every fill
+// but gate 1's) always takes the tensor cores.
+// Head dims 64 and 128: at 256 the accumulators (128 fp32) and q (64 registers) leave too few of
+// the 255 a thread for S and addresses without spills.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+#include "../cuda_launch.cuh"  // cuda_attention.cuh's helpers, check_launch
+
+namespace kc::attn_cu {
+
+inline constexpr int kPromptRows = 64, kPromptKeys = 64;  // query rows a block, keys a tile
+template <int D> inline constexpr int kPromptSmem = 2 * 2 * kPromptKeys * D * 2;  // 2 stages of K and V
+
+// Planted faults of the prompt controls (controls/cuda/attention_prompt); 0 in the served kernel.
+enum PromptFault : int {
+  kPromptNone = 0,
+  kPromptPastEdge,   // each row sees the key after its position
+  kPromptPadLane,    // the last tile's lanes past the sequence read key 0 and count for its last row
+  kPromptDiagFirst,  // the key loop ends after the tile of the block's first row, not its last
+};
+
+struct PromptArgs {
+  const uint16_t *q, *k, *v;  // bf16
+  const int32_t *lens, *pos, *table;
+  uint16_t* out;  // bf16 [seqs, rows, q_heads, d]
+  float* lse;     // [seqs, rows, q_heads], natural units
+  int cache, seqs, rows, kv_heads, group, window, slots, max_pages;
+  float sc;
+};
+
+// Element offset of key j's row (kv head h) in k and v.
+template <int D> __device__ __forceinline__ long prompt_kv(const PromptArgs& a, int s, int j, int h) {
+  const long row = a.cache == kPaged ? long(a.table[long(s) * a.max_pages + j / a.slots]) * a.slots + j % a.slots
+                                     : long(s) * a.slots + j;
+  return (row * a.kv_heads + h) * D;
+}
+__device__ __forceinline__ bool nonfinite2(uint32_t w) {  // either bf16 of the pair Inf or NaN
+  return (w & 0x7f800000u) == 0x7f800000u || (w & 0x7f80u) == 0x7f80u;
+}
+
+}  // namespace kc::attn_cu
+
+// Grid (ceil(rows / 64), q_heads, seqs), the latest rows first (the longest key loops); 128 threads,
+// dynamic shared memory kPromptSmem<D>.
+template <int D, int F>
+__global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::attn_cu::PromptArgs a) {
+  using namespace kc::attn_cu;
+  constexpr int T = kPromptKeys, KD = D / 16, CH = D / 8, NT = T / 8, NO = D / 8;
+  extern __shared__ __align__(128) uint8_t kv_smem[];
+  __shared__ __align__(16) uint16_t s_pw[kWarps][16 * T];  // P of the CUDA-core tiles, a warp's rows
+  __shared__ int s_lo[kPromptRows], s_end[kPromptRows], s_blo, s_bend, s_flo, s_fend;
+  const int qt = int(gridDim.x) - 1 - int(blockIdx.x), hq = blockIdx.y, s = blockIdx.z, h = hq / a.group;
+  const int q_heads = a.kv_heads * a.group, tid = threadIdx.x, warp = tid / 32, lane = tid % 32, quad = lane % 4;
+  const int len = a.lens[s], r0 = qt * kPromptRows;
+
+  // The rows' spans; the block's union [blo, bend) and intersection [flo, fend) of non-empty ones.
+  if (tid == 0) s_blo = INT_MAX, s_bend = 0, s_flo = 0, s_fend = INT_MAX;
+  __syncthreads();
+  if (tid < kPromptRows) {
+    int lo = 0, end = 0;
+    if (r0 + tid < a.rows) {
+      const int p = a.pos[s * a.rows + r0 + tid];
+      if (p >= 0 && len > 0) {
+        lo = a.window > 0 ? max(0, p - a.window + 1) : 0;
+        end = max(lo, min(p + 1, len));
+        if (F == kPromptPastEdge && end > lo) end += 1;
+      }
+    }
+    s_lo[tid] = lo, s_end[tid] = end;
+    if (end > lo) atomicMin(&s_blo, lo), atomicMax(&s_bend, end), atomicMax(&s_flo, lo), atomicMin(&s_fend, end);
+  }
+  __syncthreads();
+  const int blo = s_blo, bend = s_bend, flo = s_flo, fend = s_fend;
+  const int row_w = warp * 16 + lane / 4;  // this thread's rows in the block: row_w, row_w + 8
+  int lo_r[2], end_r[2];
+  long at_r[2];
+#pragma unroll
+  for (int rr = 0; rr < 2; ++rr) {
+    const int r = row_w + rr * 8;
+    lo_r[rr] = s_lo[r], end_r[rr] = s_end[r];
+    at_r[rr] = r0 + r < a.rows ? (long(s) * a.rows + r0 + r) * q_heads + hq : -1;
+  }
+  // q as A fragments: rows lane / 4 (+ 8), columns 2 (lane % 4) (+ 8) of each k16 step.
+  uint32_t qa[KD][4];
+#pragma unroll
+  for (int kk = 0; kk < KD; ++kk)
+#pragma unroll
+    for (int x = 0; x < 4; ++x) {
+      const long at = at_r[x & 1];
+      qa[kk][x] = at >= 0 ? ld32(a.q + at * D + kk * 16 + 2 * quad + (x >> 1) * 8) : 0u;
+    }
+
+  const int pad_end = (len + T - 1) / T * T;  // kPromptPadLane: the last tile's lanes past len
+  auto load_tile = [&](int t0, int stage) {
+    const uint32_t kb = smem_u32(kv_smem) + uint32_t(stage * 2 * T * D * 2), vb = kb + uint32_t(T * D * 2);
+#pragma unroll
+    for (int i = tid; i < T * CH; i += kThreads) {
+      const int r = i / CH, c = i % CH, j = t0 + r;
+      const bool pad = F == kPromptPadLane && j >= len && j < pad_end;
+      const bool in = (j >= blo && j < bend) || pad;
+      const long off = in ? prompt_kv<D>(a, s, pad ? 0 : j, h) + c * 8 : 0;
+      cp_async16(kb + swz_row<D>(r, c), a.k + off, in);
+      cp_async16(vb + swz_row<D>(r, c), a.v + off, in);
+    }
+  };
+
+  int lend = bend;  // the key loop's end: after the diagonal tile
+  if (F == kPromptDiagFirst && fend < bend) lend = min(bend, (fend - 1) / T * T + T);
+  const int ntiles = blo < lend ? (lend - 1) / T - blo / T + 1 : 0, tfirst = blo / T * T;
+  if (ntiles > 0) load_tile(tfirst, 0);
+  cp_commit();
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, acc[NO][4];
+#pragma unroll
+  for (int nt = 0; nt < NO; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.f;
+
+  for (int it = 0; it < ntiles; ++it) {
+    cp_wait<0>();
+    __syncthreads();  // tile it is in; every warp is past tile it - 1, whose stage is refilled next
+    if (it + 1 < ntiles) load_tile(tfirst + (it + 1) * T, (it + 1) & 1);
+    cp_commit();
+    const int t0 = tfirst + it * T;
+    const uint32_t kb = smem_u32(kv_smem) + uint32_t((it & 1) * 2 * T * D * 2), vb = kb + uint32_t(T * D * 2);
+    // A tile whose keys some row of the block may not see: does its V hold an Inf or NaN?
+    const int ka = max(t0, blo), kz = min(t0 + T, bend);
+    bool slow = false;
+    if (!(flo <= ka && kz <= fend)) {
+      bool bad = false;
+      for (int i = tid; i < T * CH; i += kThreads) {
+        const int r = i / CH;
+        if (t0 + r < ka || t0 + r >= kz) continue;
+        const uint4 w = *reinterpret_cast<const uint4*>(kv_smem + (vb - smem_u32(kv_smem)) + swz_row<D>(r, i % CH));
+        bad = bad || nonfinite2(w.x) || nonfinite2(w.y) || nonfinite2(w.z) || nonfinite2(w.w);
+      }
+      slow = __syncthreads_or(bad);
+    }
+
+    // S = q K^T over the tile's 64 keys, scaled; keys a row may not see are -Inf.
+    float sc[NT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) sc[nt][0] = sc[nt][1] = sc[nt][2] = sc[nt][3] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < KD; ++kk)
+#pragma unroll
+      for (int np = 0; np < NT / 2; ++np) {
+        uint32_t b[4];
+        const int q = lane / 8;
+        ldsm_x4(kb + swz_row<D>(np * 16 + (q / 2) * 8 + lane % 8, kk * 2 + q % 2), b);
+        mma_bf16(sc[2 * np], qa[kk], b[0], b[1]);
+        mma_bf16(sc[2 * np + 1], qa[kk], b[2], b[3]);
+      }
+    float wm[2] = {-INFINITY, -INFINITY};
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int rr = e >> 1, j = t0 + nt * 8 + 2 * quad + (e & 1);
+        bool vis = j >= lo_r[rr] && j < end_r[rr];
+        if (F == kPromptPadLane) vis = vis || (j >= len && j < pad_end && end_r[rr] == len);
+        sc[nt][e] = vis ? sc[nt][e] * a.sc : -INFINITY;
+        wm[rr] = nan_max(wm[rr], sc[nt][e]);
+      }
+    float alpha[2], c[2], ps[2] = {0.f, 0.f};
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {  // the row's max over its quad, the rescale where it moved
+      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 1));
+      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 2));
+      const float mnew = nan_max(m[rr], wm[rr]);
+      c[rr] = mnew == -INFINITY ? 0.f : mnew;  // nothing to overflow: shift by 0
+      alpha[rr] = mnew == m[rr] ? 1.f : expf(m[rr] - c[rr]);
+      m[rr] = mnew;
+    }
+    // P: fp32 into l, bf16 as P V's A operand (the S accumulators' layout is the A fragment's).
+    uint32_t pa[NT / 2][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+      for (int rr = 0; rr < 2; ++rr) {
+        const float x0 = sc[nt][2 * rr], x1 = sc[nt][2 * rr + 1];
+        const float p0 = x0 == -INFINITY ? 0.f : expf(x0 - c[rr]), p1 = x1 == -INFINITY ? 0.f : expf(x1 - c[rr]);
+        ps[rr] += p0 + p1;
+        pa[nt / 2][(nt % 2) * 2 + rr] = pack_bf16(p0, p1);
+      }
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 1);
+      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 2);
+      l[rr] = l[rr] * alpha[rr] + ps[rr];
+    }
+#pragma unroll
+    for (int nt = 0; nt < NO; ++nt) acc[nt][0] *= alpha[0], acc[nt][1] *= alpha[0], acc[nt][2] *= alpha[1], acc[nt][3] *= alpha[1];
+
+    if (!slow) {  // O += P V on the tensor cores
+#pragma unroll
+      for (int ks = 0; ks < NT / 2; ++ks)
+#pragma unroll
+        for (int np = 0; np < NO / 2; ++np) {
+          uint32_t b[4];
+          ldsm_x4_t(vb + swz_row<D>(ks * 16 + lane % 8 + ((lane / 8) % 2) * 8, np * 2 + lane / 16), b);
+          mma_bf16(acc[2 * np], pa[ks], b[0], b[1]);
+          mma_bf16(acc[2 * np + 1], pa[ks], b[2], b[3]);
+        }
+    } else {  // an Inf or NaN in V of a key some row may not see: each row over its visible keys
+      uint16_t* pw = s_pw[warp];
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr)
+          *reinterpret_cast<uint32_t*>(pw + (lane / 4 + rr * 8) * T + nt * 8 + 2 * quad) = pa[nt / 2][(nt % 2) * 2 + rr];
+      __syncwarp();
+#pragma unroll
+      for (int rr = 0; rr < 2; ++rr)
+        for (int j = max(lo_r[rr], t0); j < min(end_r[rr], t0 + T); ++j) {
+          const float p = bf16_at(pw, uint32_t((lane / 4 + rr * 8) * T + j - t0));
+#pragma unroll
+          for (int nt = 0; nt < NO; ++nt) {
+            uint32_t v;
+            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(vb + swz_row<D>(j - t0, nt) + 4 * quad));
+            acc[nt][2 * rr] = fmaf(p, lo16(v), acc[nt][2 * rr]);
+            acc[nt][2 * rr + 1] = fmaf(p, hi16(v), acc[nt][2 * rr + 1]);
+          }
+        }
+      __syncwarp();
+    }
+  }
+  cp_wait<0>();
+
+  // out = acc / l (a row of no weight: 0 / 0, NaN, as float64), lse = c + log l.
+#pragma unroll
+  for (int rr = 0; rr < 2; ++rr) {
+    if (at_r[rr] < 0) continue;
+#pragma unroll
+    for (int nt = 0; nt < NO; ++nt)
+      *reinterpret_cast<uint32_t*>(a.out + at_r[rr] * D + nt * 8 + 2 * quad) =
+          pack_bf16(acc[nt][2 * rr] / l[rr], acc[nt][2 * rr + 1] / l[rr]);
+    if (quad == 0) a.lse[at_r[rr]] = (m[rr] == -INFINITY ? 0.f : m[rr]) + logf(l[rr]);
+  }
+}
+
+namespace kc::attn_cu {
+
+// Internal linkage (cuda_launch.cuh says why): this unit's copies opt in to their shared memory.
+template <int D, int F> static void prepare_prompt() {
+  static const cudaError_t e =
+      cudaFuncSetAttribute(kc_attn_prompt<D, F>, cudaFuncAttributeMaxDynamicSharedMemorySize, kPromptSmem<D>);
+  if (e != cudaSuccess)
+    throw std::runtime_error("attention prompt: cannot opt in to " + std::to_string(kPromptSmem<D>) +
+                             " bytes of dynamic shared memory: " + cudaGetErrorString(e));
+}
+template <int D, int F> static void launch_prompt_one(const PromptArgs& a, cudaStream_t st) {
+  prepare_prompt<D, F>();
+  const dim3 grid(unsigned((a.rows + kPromptRows - 1) / kPromptRows), unsigned(a.kv_heads * a.group), unsigned(a.seqs));
+  kc_attn_prompt<D, F><<<grid, kThreads, kPromptSmem<D>, st>>>(a);
+}
+template <int F = kPromptNone> static void launch_prompt(const PromptArgs& a, int d, cudaStream_t st) {
+  switch (d) {
+    case 64: launch_prompt_one<64, F>(a, st); break;
+    case 128: launch_prompt_one<128, F>(a, st); break;
+    default: throw std::runtime_error("attention prompt: head dim " + std::to_string(d) + " is not 64 or 128");
+  }
+  check_launch("attention prompt");
+}
+
+}  // namespace kc::attn_cu

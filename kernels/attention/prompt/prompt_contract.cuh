@@ -1,0 +1,53 @@
+// Host glue the prompt contracts share (contract.cu and controls/cuda/attention_prompt): the
+// kernel's arguments from the family's geometry, and the depths the contracts state.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "../../common/cuda_contract.hpp"
+#include "kc/families/attention.hpp"
+#include "kc/tensor_core.hpp"
+#include "prompt.cuh"
+
+namespace kc::attn_cu {
+
+inline PromptArgs prompt_args(const kc::Buffers& b, kc::attention::Cache cache, int64_t page) {
+  kc::cu::need_aligned16(b, {"q", "k", "v", "out"});
+  const kc::attention::Geometry g = kc::attention::geometry(cache, b.shape(), page);
+  PromptArgs a{};
+  a.q = reinterpret_cast<const uint16_t*>(b.ptr("q")), a.k = reinterpret_cast<const uint16_t*>(b.ptr("k"));
+  a.v = reinterpret_cast<const uint16_t*>(b.ptr("v"));
+  a.lens = static_cast<const int32_t*>(b.ptr("lens")), a.pos = static_cast<const int32_t*>(b.ptr("pos"));
+  a.table = cache == kc::attention::Cache::paged ? static_cast<const int32_t*>(b.ptr("page_table")) : nullptr;
+  a.out = static_cast<uint16_t*>(b.ptr("out")), a.lse = static_cast<float*>(b.ptr("lse"));
+  a.cache = cache == kc::attention::Cache::paged ? kPaged : kLinear;
+  a.seqs = int(g.seqs), a.rows = int(g.rows), a.kv_heads = int(g.kv_heads), a.group = int(g.group);
+  a.window = int(g.window), a.slots = int(g.slots), a.max_pages = int(g.max_pages), a.sc = g.scale;
+  return a;
+}
+
+// A chain of K products through one fp32 accumulator on mma.sync m16n8k16 bf16: the bound of the
+// rule tools/tc-probe measured (records/cuda/tensor-cores.tsv, kc/tensor_core.hpp) on the SM it
+// measured (sm_90), elsewhere three fp32 roundings a term + 16, the count before the probe.
+inline double prompt_tc_depth(long K) {
+  static const kc::tc::Measured* m = [] {
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) {
+      (void)cudaGetLastError();
+      return static_cast<const kc::tc::Measured*>(nullptr);
+    }
+    return major * 10 + minor == 90 ? kc::tc::find_measured("mma.m16n8k16.bf16") : nullptr;
+  }();
+  return m ? kc::tc::depth(m->rule, K) : 3.0 * double(K) + 16;
+}
+// A score: q . k over d on the tensor cores, the S accumulator chained over d / 16 steps.
+inline double prompt_score_depth(const kc::Shape& s) { return prompt_tc_depth(long(s["d"])); }
+// A row's longest key-sum chain over `span` keys: o is P V on the tensor cores over its keys plus a
+// rescale a tile (span / 64 + 2 tiles at most); l, on the CUDA cores, adds a tile's 16 p a thread
+// and 2 shuffles, then a rescale and an add a tile; + 1 for the product's rounding. (The CUDA-core
+// P V of a tile whose V is not finite runs in gate 1 alone, where no range is checked.)
+inline double prompt_key_depth(int64_t span) {
+  return prompt_tc_depth(long(span)) + double(2 * (span / kPromptKeys + 2) + 19);
+}
+
+}  // namespace kc::attn_cu
