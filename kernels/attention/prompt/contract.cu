@@ -45,25 +45,25 @@ kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window) {
 // references of every gate within the contract's time.
 KC_KERNEL("attention/prompt/linear_bf16", cuda) {
   return prompt_cuda(Cache::linear, 0,
-                     {{"seqs", {3}}, {"rows", {130, 320}}, {"kv_heads", {1}}, {"group", {4}}, {"d", {128}},
-                      {"keys", {320, 800}}},
+                     {{"seqs", {3}}, {"rows", {130, 256}}, {"kv_heads", {1}}, {"group", {4}}, {"d", {128}},
+                      {"keys", {256, 640}}},
                      false);
 }
 
 // A sliding window of 300 keys (tiles left of every row's window skipped), 2 kv heads, GQA 2.
 KC_KERNEL("attention/prompt/window_bf16", cuda) {
   return prompt_cuda(Cache::linear, 0,
-                     {{"seqs", {3}}, {"rows", {500}}, {"kv_heads", {2}}, {"group", {2}}, {"d", {64}}, {"window", {300}},
-                      {"keys", {500, 1500}}},
+                     {{"seqs", {3}}, {"rows", {400}}, {"kv_heads", {2}}, {"group", {2}}, {"d", {64}}, {"window", {300}},
+                      {"keys", {400, 1200}}},
                      true);
 }
 
-// The paged-KV form for cached prefixes: 130 new rows after a prefix of up to ~1k keys in pages of
+// The paged-KV form for cached prefixes: 130 new rows after a prefix of up to 770 keys in pages of
 // 16 shuffled over an arena, head dim 128, no GQA.
 KC_KERNEL("attention/prompt/paged_bf16", cuda) {
   return prompt_cuda(Cache::paged, 16,
                      {{"seqs", {3}}, {"rows", {130}}, {"kv_heads", {2}}, {"group", {1}}, {"d", {128}},
-                      {"keys", {300, 1100}}},
+                      {"keys", {300, 900}}},
                      false);
 }
 
