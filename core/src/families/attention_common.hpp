@@ -40,10 +40,11 @@ struct Inputs {
 Inputs read_inputs(const Case& c, const Geometry& g);
 int64_t kv_offset(const Geometry& g, const std::vector<int32_t>& table, int64_t s, int64_t j, int64_t h);
 
-// Declares and fills every decode / split input for the case's fill (plants included).
-void prepare_inputs(Case& c, const Geometry& g);
-// The decode plants for a cache (their names, and Rig's schedule).
-void set_plants(Rig& rig, Cache cache);
+// Declares and fills every decode / split input for the case's fill (plants included); `prompt`:
+// with prompt()'s plants after decode's (attention.hpp).
+void prepare_inputs(Case& c, const Geometry& g, bool prompt = false);
+// The decode plants for a cache (their names, and Rig's schedule), prompt()'s after them.
+void set_plants(Rig& rig, Cache cache, bool prompt = false);
 
 // One row's keys (or a chunk's) in float64: exact scores, |q . k|, and the value rows.
 struct RowKeys {

@@ -14,7 +14,10 @@ using plants::At;
 using plants::Kind;
 
 // Where a plant goes: plants::standard's at a visible key (k, v) or in q, or the family's own.
-enum class Where : uint8_t { at_key, past_end, outside_window, padding, spare, all_ninf, all_ninf_but_last, no_key };
+enum class Where : uint8_t {
+  at_key, past_end, outside_window, padding, spare, all_ninf, all_ninf_but_last, no_key,
+  first_row, first_edge  // prompt(): the first row that sees a key, the key just past its causal edge
+};
 struct APlant {
   plants::Plant p;
   Where where;
@@ -32,15 +35,18 @@ std::string name_of(const APlant& a) {
     case Where::all_ninf: return "every visible score -Inf";
     case Where::all_ninf_but_last: return "every visible score -Inf but the last key's";
     case Where::no_key: return "a sequence with no key";
+    case Where::first_row: return x + " (sequence 0's first row that sees a key)";
+    case Where::first_edge: return x + " just past the causal edge of sequence 0's first row that sees a key (the later rows see it)";
   }
   return x;
 }
 
 // The first kAtScale run at the largest shapes too (Rig::plants_at_scale): a NaN score, an infinite
-// k and v at the row's last visible key, and an infinite v just past its causal edge.
-constexpr int kAtScale = 4;
+// k and v at the row's last visible key, and an infinite v just past its causal edge; prompt's
+// kPromptPlants follow them (at the smallest shapes the first row that sees a key is the last).
+constexpr int kAtScale = 4, kPromptPlants = 4;
 
-std::vector<APlant> plant_list(bool paged) {
+std::vector<APlant> plant_list(bool paged, bool prompt) {
   std::vector<APlant> v{{{"q", Kind::nan, At::last}, Where::at_key},
                         {{"k", Kind::pinf, At::last}, Where::at_key},
                         {{"v", Kind::pinf, At::last}, Where::at_key},
@@ -62,12 +68,18 @@ std::vector<APlant> plant_list(bool paged) {
   v.push_back({{"q", Kind::ninf, At::last}, Where::all_ninf});
   v.push_back({{"k", Kind::ninf, At::last}, Where::all_ninf_but_last});
   v.push_back({{"lens", Kind::nan, At::last}, Where::no_key});
+  if (prompt)  // the first query rows, a block's causal edge far from the last row's: at scale too
+    v.insert(v.begin() + kAtScale, {{{"q", Kind::nan, At::last}, Where::first_row},
+                                    {{"v", Kind::pinf, At::last}, Where::first_edge},
+                                    {{"k", Kind::nan, At::last}, Where::first_edge},
+                                    {{"v", Kind::nan, At::last}, Where::first_edge}});
   return v;
 }
 
-const std::vector<APlant>& plants_for(bool paged) {
-  static const std::vector<APlant> linear = plant_list(false), with_pages = plant_list(true);
-  return paged ? with_pages : linear;
+const std::vector<APlant>& plants_for(bool paged, bool prompt) {
+  static const std::vector<APlant> lists[4] = {plant_list(false, false), plant_list(true, false), plant_list(false, true),
+                                               plant_list(true, true)};
+  return lists[int(paged) + 2 * int(prompt)];
 }
 
 // The first page no sequence's table names (there are kSpare).
@@ -151,8 +163,8 @@ void fill_sums(Case& c, const Geometry& g, Bufs& b) {
   }
 }
 
-void apply_plant(Case& c, const Geometry& g, Bufs& b) {
-  const auto& list = plants_for(g.cache == Cache::paged);
+void apply_plant(Case& c, const Geometry& g, Bufs& b, bool prompt) {
+  const auto& list = plants_for(g.cache == Cache::paged, prompt);
   const int idx = c.fill().plant;
   if (idx < 0 || idx >= int(list.size()))
     throw Error("attention family: plant " + std::to_string(idx) + " is not one of the " + std::to_string(list.size()) +
@@ -205,12 +217,19 @@ void apply_plant(Case& c, const Geometry& g, Bufs& b) {
       b.lens[0] = 0;
       for (int64_t r = 0; r < g.rows; ++r) b.pos[size_t(r)] = int32_t(r - g.rows);
       return;
+    case Where::first_row:
+    case Where::first_edge: {  // row re, at pos len0 - rows + re = max(0, len0 - rows)
+      const int64_t re = std::max<int64_t>(0, g.rows - len0);
+      if (a.where == Where::first_row) return put(b.q, size_t(re * g.q_heads * d));
+      const int64_t j = std::max<int64_t>(0, len0 - g.rows) + 1;
+      return put(kv, j < len0 ? at(j) : past_end());
+    }
   }
 }
 
 }  // namespace
 
-void prepare_inputs(Case& c, const Geometry& g) {
+void prepare_inputs(Case& c, const Geometry& g, bool prompt) {
   const bool paged = g.cache == Cache::paged;
   const size_t kv = size_t((paged ? g.pages * g.slots : g.seqs * g.slots) * g.kv_heads * g.d);
   Bufs b{Buf(c, "q", DType::bf16, size_t(g.seqs * g.rows * g.q_heads * g.d), Role::in),
@@ -238,14 +257,14 @@ void prepare_inputs(Case& c, const Geometry& g) {
   }
   if (c.fill().kind == FillKind::sums) return fill_sums(c, g, b);
   fill_random(c, g, b);
-  if (c.fill().kind == FillKind::nonfinite) apply_plant(c, g, b);
+  if (c.fill().kind == FillKind::nonfinite) apply_plant(c, g, b, prompt);
 }
 
-void set_plants(Rig& rig, Cache cache) {
-  const auto& list = plants_for(cache == Cache::paged);
+void set_plants(Rig& rig, Cache cache, bool prompt) {
+  const auto& list = plants_for(cache == Cache::paged, prompt);
   rig.plants.clear();
   rig.plants_at_edges.clear();
-  rig.plants_at_scale = kAtScale;
+  rig.plants_at_scale = prompt ? kAtScale + kPromptPlants : kAtScale;
   for (size_t i = 0; i < list.size(); ++i) {
     const APlant& a = list[i];
     rig.plants.push_back(name_of(a));

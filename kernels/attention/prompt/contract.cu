@@ -20,7 +20,7 @@ kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window) {
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
   st.dot_depth = kc::attn_cu::prompt_score_depth;
-  return kc::attention::decode(cache, kc::DType::bf16, st, page)
+  return kc::attention::prompt(cache, kc::DType::bf16, st, page)
       .served(std::move(served))
       .tile("keys", kc::attn_cu::kPromptKeys, 1, 1)
       .tile("rows", kc::attn_cu::kPromptRows, 1, 1)  // gate 3 runs the query block's edges

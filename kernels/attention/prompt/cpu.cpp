@@ -100,7 +100,7 @@ void prompt(const kc::Buffers& b, Cache cache, int64_t page, bool p_bf16) {
 // Causal prefill over a linear cache, GQA 2, bf16 out: seq 0's rows = keys is a whole prompt; the
 // served rows < keys a prompt after a cached prefix. Sizes keep the float64 references quick.
 KC_KERNEL("attention/prompt/linear_bf16", cpu) {
-  return kc::attention::decode(Cache::linear, kc::DType::bf16)
+  return kc::attention::prompt(Cache::linear, kc::DType::bf16)
       .served({{"seqs", {3}}, {"rows", {64, 96}}, {"kv_heads", {1}}, {"group", {2}}, {"d", {64}}, {"keys", {96, 144}}})
       .tile("keys", kTile, 1, 1)
       .tile("rows", kQT, 1, 1)
@@ -114,7 +114,7 @@ KC_KERNEL("attention/prompt/linear_bf16", cpu) {
 // A sliding window of 80 keys (more than a tile: tiles left of every row's window skipped), no
 // GQA over 2 kv heads, bf16 out.
 KC_KERNEL("attention/prompt/window_bf16", cpu) {
-  return kc::attention::decode(Cache::linear, kc::DType::bf16)
+  return kc::attention::prompt(Cache::linear, kc::DType::bf16)
       .served({{"seqs", {3}}, {"rows", {80}}, {"kv_heads", {2}}, {"group", {1}}, {"d", {64}}, {"window", {80}},
                {"keys", {80, 192}}})
       .tile("keys", kTile, 1, 1)
@@ -131,7 +131,7 @@ KC_KERNEL("attention/prompt/window_bf16", cpu) {
 KC_KERNEL("attention/prompt/paged_bf16", cpu) {
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
-  return kc::attention::decode(Cache::paged, kc::DType::bf16, st, 16)
+  return kc::attention::prompt(Cache::paged, kc::DType::bf16, st, 16)
       .served({{"seqs", {3}}, {"rows", {40}}, {"kv_heads", {2}}, {"group", {1}}, {"d", {64}}, {"keys", {96, 200}}})
       .tile("keys", kTile, 1, 1)
       .tile("rows", kQT, 1, 1)

@@ -4,7 +4,8 @@
 // Each function returns an Entry whose rig builds inputs for every gate, the float64 reference over
 // exactly the keys each row may see, the attention range of gate 3 and gate 4's replays.
 //
-// Dims (decode and split): "seqs" sequences; "rows" query rows a sequence (decode: 1-8); "kv_heads";
+// Dims (decode and split): "seqs" sequences; "rows" query rows a sequence (decode: 1-8, prompt: up
+// to keys and past, rows < keys a prefill after a cached prefix; a ring: at most 9); "kv_heads";
 // "group" q heads per kv head (GQA 1, 4, 8), q_heads = kv_heads * group, q head h reads kv head
 // h / group; "d" head dim; "keys" the longest sequence's key count (tile it with the kernel's key
 // tile: rescales are counted per tile); "window" (ring: required; linear, paged: optional) keys a
@@ -64,7 +65,10 @@
 // then whole rows: every visible score -Inf (q -Inf against k > 0), every visible score -Inf but the
 // last key's, a sequence with no key. Every score NaN is "NaN in q". The planted row is sequence 0's
 // last row, q head 0. Merge: single values in part_m, part_l (part_lse) and part_o of a non-empty
-// chunk, and every partial empty, or all but one.
+// chunk, and every partial empty, or all but one. prompt() adds plants at sequence 0's first row
+// that sees a key, far from the last row in a prefill, after the first four and like them at the
+// largest shapes too: NaN in its q, and +Inf in v, NaN in k and in v at the key just past its causal
+// edge, which the later rows see and it must not.
 //
 // Gate 4: q mirrored (q[d-1-t] = -q[t], one product 2^16) against symmetric integer keys makes
 // every q . k exactly 1, so every score is equal, p = 1 and the key sums are integer sums of v
@@ -80,7 +84,9 @@
 namespace kc::attention {
 
 enum class Cache : uint8_t { linear, ring, paged };
-enum class PRound : uint8_t { f32, bf16 };     // P as P.V reads it (l sums the fp32 P either way)
+// P as P.V reads it (l sums the fp32 P either way): fp32; bf16 (to nearest); tf32, the operand of a
+// tf32 mma, cut to 10 fraction bits toward zero as tools/tc-probe measured (docs/tensor-cores.md).
+enum class PRound : uint8_t { f32, bf16, tf32 };
 enum class Empty : uint8_t { propagate, zero };  // float64's class, or the stated 0 / -Inf rule
 enum class LseBase : uint8_t { e, two };       // lse in natural or base-2 units
 enum class Partials : uint8_t { mlo, lse };    // (max, sum, unnormalized o) or (lse, normalized o)
@@ -113,6 +119,8 @@ Geometry geometry(Cache cache, const Shape& s, int64_t page = 16, int64_t chunk 
 float scale(const Shape& s);  // fp32(1 / sqrt(d))
 
 Entry decode(Cache cache, DType out, Steps steps = {}, int64_t page = 16);
+// Prefill: decode's entry with prompt's plants (gate 1 above); a linear or paged cache.
+Entry prompt(Cache cache, DType out, Steps steps = {}, int64_t page = 16);
 Entry split(Cache cache, Partials form, int64_t chunk, Steps steps = {}, int64_t page = 16);
 Entry merge(Partials form, DType out, Steps steps = {});
 
