@@ -56,7 +56,7 @@ TEST(DensePlants, PositionsBitsAndMaskedRows) {
 
 TEST(DenseFills, EachHasItsProperty) {
   Entry e = dense::projection(DType::f32);
-  EXPECT_EQ(e.rig.fills, (std::vector<std::string>{"zeros", "offset", "sign", "range"}));
+  EXPECT_EQ(e.rig.fills, (std::vector<std::string>{"zeros", "offset", "sign", "cut", "range"}));
   const int64_t M = 4, N = 6, K = 64;
   auto make = [&](const char* d) {
     Fill f{FillKind::random};
@@ -95,6 +95,21 @@ TEST(DenseFills, EachHasItsProperty) {
   EXPECT_GT(hi, 0x1p90f);
   auto yr = e.rig.reference(rg);
   for (double v : yr[0].want) EXPECT_TRUE(std::isfinite(v));
+  // cut: each row of x and of w one sign, 1 at column 0, the rest in [1.5, 2] 2^-13, so every
+  // product but the first lies in (2^-25, 2^-24], far below the first, all of one sign.
+  Case ct = make("cut");
+  for (const char* op : {"x", "w"}) {
+    auto v = ct.get<bf16>(op);
+    const int64_t rows = std::string(op) == "x" ? M : N;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float sign = r % 2 ? -1.f : 1.f;
+      EXPECT_EQ(from_bf16(v[r * K]), sign) << op << " row " << r;
+      for (int64_t j = 1; j < K; ++j) {
+        const float a = sign * from_bf16(v[r * K + j]);
+        EXPECT_TRUE(a >= 0x1.8p-13f && a <= 0x1p-12f) << op << " row " << r << " col " << j << ": " << a;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include "kc/families/fills.hpp"
+#include "kc/numeric.hpp"
 #include "kc/tensor_core.hpp"
 #include "kc/types.hpp"
 
@@ -192,6 +194,38 @@ TEST(TensorCoreModel, DepthIsTighterThanThreeKWhereTheWindowIsWideAndHonestWhere
   // e4m3: per step 33 addends at 2^-13 and the 14-bit truncation, K / 32 steps: far past the guess.
   EXPECT_GT(tc::depth(fp8->rule, K), 400 * guess);
   EXPECT_EQ(tc::find_measured("mma.m16n8k32.e4m3"), nullptr);  // fits no rule (records/cuda/tensor-cores.tsv)
+}
+
+TEST(TensorCoreModel, TheCutFillBreaksExactStepsAndKeepsTheModelsDepth) {
+  // The dense family's `cut` fill (fills.hpp) through the measured bf16 mma, chained over K: its
+  // one-sign products near 2^-25 under a running 1 lose bits every step, past gamma(K / 16) (sums
+  // exact within a step, one fp32 rounding each: what controls/*/dense_tc_exact_steps state) and
+  // inside gamma(depth) of the model, on every row pair drawn.
+  const tc::Measured* mm = tc::find_measured("mma.m16n8k16.bf16");
+  ASSERT_TRUE(mm);
+  for (long K : {64L, 72L, 1024L}) {
+    const double dep = tc::depth(mm->rule, K), exact_steps = double((K + 15) / 16);
+    for (int64_t r = 0; r < 8; ++r) {
+      std::vector<double> x(static_cast<size_t>(K)), w(static_cast<size_t>(K));
+      kc::fills::row(kc::fills::kCut, kc::DType::bf16, 11, r, x);
+      kc::fills::row(kc::fills::kCut, kc::DType::bf16, 12, r + 1, w);
+      std::vector<uint32_t> a(16), b(16);
+      float acc = 0;
+      double s = 0, m = 0;
+      for (long k0 = 0; k0 < K; k0 += 16) {
+        for (long i = 0; i < 16; ++i) {
+          const double xv = k0 + i < K ? x[size_t(k0 + i)] : 0, wv = k0 + i < K ? w[size_t(k0 + i)] : 0;
+          a[size_t(i)] = kc::to_bf16(float(xv)).bits, b[size_t(i)] = kc::to_bf16(float(wv)).bits;
+          s += xv * wv, m += std::fabs(xv * wv);
+        }
+        acc = tc::simulate(mm->rule, mm->fmt, a.data(), b.data(), 16, acc);
+      }
+      const double err = std::fabs(double(acc) - s);
+      EXPECT_LE(err, kc::gamma(dep) * m) << "K " << K << " row " << r;
+      // Past the exact-steps bound and the output's own half ulp, by a factor of 2 at least.
+      EXPECT_GT(err, 2 * (kc::gamma(exact_steps) * m + 0x1p-24 * std::fabs(s))) << "K " << K << " row " << r;
+    }
+  }
 }
 
 TEST(TensorCoreModel, RulesFormatAndParseBack) {

@@ -37,7 +37,7 @@ const std::vector<plants::Plant>& plant_list() {
 
 // Fills for gates 2 and 3: signed zeros in x and w, a large offset in x over signed weights
 // (cancellation), rows of one sign in x and w, magnitudes from 2^-100 to 2^100 in x.
-const std::vector<std::string> kFills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kRange};
+const std::vector<std::string> kFills = {fills::kZeros, fills::kOffset, fills::kSign, fills::kCut, fills::kRange};
 
 // Rows of a [rows x k] operand from distribution `dist` (fills.hpp).
 void dist_rows(std::span<bf16> v, int64_t rows, int64_t k, const Case& c, const char* name, const fills::Range& r) {

@@ -55,7 +55,7 @@ std::pair<int64_t, int64_t> two_columns(Rng& r, int64_t n) {
 int max_exponent(DType t) { return max_exp(t); }
 
 bool known(std::string_view d) {
-  for (const char* k : {kOffset, kRange, kTies, kZeros, kSign, kTiny, kSubnormal})
+  for (const char* k : {kOffset, kRange, kTies, kZeros, kSign, kTiny, kSubnormal, kCut})
     if (d == k) return true;
   return false;
 }
@@ -116,6 +116,11 @@ void row(std::string_view d, DType t, uint64_t seed, int64_t ri, std::span<doubl
     for (auto& v : out) v = spread(r, t, -4, 3, sign);
   } else if (d == kTiny) {
     for (auto& v : out) v = spread(r, t, -12, -9, 0);
+  } else if (d == kCut) {
+    // One sign a row, so every cut bit of a dot moves it the same way and the losses add up.
+    const double sign = ri % 2 ? -1 : 1;
+    for (auto& v : out) v = sign * round_to(t, std::ldexp(1.5 + 0.5 * r.unit(), -13));
+    out[0] = sign;
   } else if (d == kSubnormal) {
     // k 2^(emin - p), 1 <= k < 2^p: every subnormal of the type (exact in it by construction).
     const int p = fraction_bits(t);

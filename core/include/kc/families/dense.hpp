@@ -10,7 +10,8 @@
 //    more plants, in w's last row, at column Fill::pos (default k - 1: the ragged tail); then for x
 //    and w NaN and -Inf at the first and middle columns, a negative and a payload NaN, and a row of
 //    -Inf (core/src/families/plants.hpp);
-//  - named fills (gates 2, 3; Fill::dist): zeros, offset, sign, range (fills.hpp);
+//  - named fills (gates 2, 3; Fill::dist): zeros, offset, sign, range, cut (fills.hpp; cut: both
+//    operands, the tensor-core step truncation docs/tensor-cores.md describes);
 //  - sums (gate 4): see sums_row(); every product and partial sum is an integer below 2^24, so fp32
 //    sums are exact in any order, while fp16 overflows and bf16 loses the result in all three
 //    replay orders.

@@ -10,6 +10,9 @@
 //   sign      spread values, even rows all negative, odd rows all positive (one row: negative)
 //   tiny      spread values of magnitude 2^-12 .. 2^-9 (an epsilon near 1e-6 is not negligible)
 //   subnormal subnormal values of the type, both signs
+//   cut       one sign a row (even rows positive): 1 at column 0, every other value (1.5 .. 2) 2^-13;
+//             a dot of two such rows adds one product 1 and products near 2^-25 of its sign, the
+//             bits a tensor core's k-step cuts below its largest addend (docs/tensor-cores.md)
 #pragma once
 #include <cstdint>
 #include <span>
@@ -28,6 +31,7 @@ inline constexpr const char* kZeros = "zeros";
 inline constexpr const char* kSign = "sign";
 inline constexpr const char* kTiny = "tiny";
 inline constexpr const char* kSubnormal = "subnormal";
+inline constexpr const char* kCut = "cut";
 bool known(std::string_view dist);
 
 struct Range {
