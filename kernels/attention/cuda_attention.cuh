@@ -10,8 +10,8 @@
 // Masked keys never reach P V through a weight of 0 (0 * Inf is NaN): K and V of keys no row may
 // see are zero-filled, and so is V of the few keys only some rows see (a causal edge's, a window
 // start's); those are added on the CUDA cores for the rows that see them.
-// Sums (fp32, on tensor cores for the dots and P V: their internal rounding is undocumented, so the
-// contracts count 3 x the terms + 16, as dense/gemm does), l in fp32 on the CUDA cores.
+// Sums (fp32, on tensor cores for the dots and P V: the contracts bound them by the rule
+// tools/tc-probe measured, cuda_depth.cuh), l in fp32 on the CUDA cores.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

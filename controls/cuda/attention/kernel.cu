@@ -3,6 +3,7 @@
 // for. CPU twins: controls/cpu/attention_controls.cpp. Head dim 64, fp32 out (no bf16 rounding to
 // hide a fault), small envelopes: each fault shows at the first shapes that reach it.
 #include "../../../kernels/attention/cuda_contract.cuh"
+#include "../../../kernels/attention/cuda_depth.cuh"
 
 namespace {
 using kc::attention::Cache;
@@ -10,7 +11,7 @@ using namespace kc::attn_cu;
 using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
 // As the served decode entries state it (kernels/attention/decode/contract.cu).
-double key_depth(int64_t span) { return double(3 * span + span / 32 + 2 * (span / 128 + 2) + 32); }
+double key_depth(int64_t span) { return decode_key_depth(span); }
 
 template <int F>
 kc::Entry decode_control(const char* launch, Cache cache, int64_t page, Served served, kc::Gate gate, kc::Why why) {
@@ -21,7 +22,7 @@ kc::Entry decode_control(const char* launch, Cache cache, int64_t page, Served s
   kc::attention::Steps st;
   st.merged = true;
   st.p = kc::attention::PRound::bf16;
-  st.dot_depth = [](const kc::Shape& s) { return 3.0 * double(s["d"]) + 16; };
+  st.dot_depth = score_depth;
   return kc::attention::decode(cache, kc::DType::f32, st, page)
       .served(std::move(served))
       .tile("keys", 64, 1, 1)

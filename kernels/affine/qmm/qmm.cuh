@@ -187,10 +187,13 @@ kc_affine_qmm(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict__ 
 
 namespace kc::qmm_cu {
 
-// Depth: a step's 32 products in the mma (counted as three roundings each, as gemm_depth does),
-// b * (sum x) and the fused s * t, then the chain of steps over K (sum x's own chain of 32 is
-// shorter than the mma's count).
-inline double qmm_depth(long K) { return 3.0 * kBK + 2 + double(K / kBK); }
+// Depth: a step's 32 products in two chained mma k16 from zero (tc_depth.cuh: the measured rule's
+// bound, or three roundings a term where unmeasured), b * (sum x) and the fused s * t, then the
+// chain of steps over K (sum x's own chain of 32 is shorter than the unmeasured count; the
+// measured bf16 bound of 32 products, 21, is below it, so it is counted: 32 - 1 adds).
+inline double qmm_depth(long K) {
+  return std::max(kc::cu::tc_depth("mma.m16n8k16.bf16", kBK), double(kBK - 1)) + 2 + double(K / kBK);
+}
 
 // The pre-pass: xs (M * K / 32 floats of workspace) = sums of x over every 32 columns.
 inline void launch_xsum(const void* x, float* xs, int M, int K, cudaStream_t st) {

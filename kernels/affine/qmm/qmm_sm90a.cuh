@@ -250,10 +250,13 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
 }
 
 namespace kc::qmm90 {
-// Depth: a group's G products in one wgmma accumulator (three roundings each, as gemm_depth counts
-// them; the sum of x over the group, a chain of 32 and G / 32 - 1 adds, is shorter), then two fused
-// steps a group along y's chain (y = s t + (b (sum x) + y)), and the last fused multiply.
-inline double qmm_depth(long K, int group) { return 3.0 * group + 2.0 * double(K / group) + 1; }
+// Depth: a group's G products in one wgmma accumulator from zero (tc_depth.cuh), or the sum of x
+// over the group (a chain of 32 and G / 32 - 1 adds) where that is longer, then two fused steps a
+// group along y's chain (y = s t + (b (sum x) + y)), and the last fused multiply.
+inline double qmm_depth(long K, int group) {
+  const double xsum = 32.0 + group / 32 - 1;
+  return std::max(kc::cu::tc_depth("wgmma.m64n8k16.bf16", group), xsum) + 2.0 * double(K / group) + 1;
+}
 
 // Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
 namespace {

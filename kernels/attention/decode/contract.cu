@@ -4,24 +4,22 @@
 #include <cmath>
 
 #include "../cuda_contract.cuh"
+#include "../cuda_depth.cuh"
 
 namespace {
 using kc::attention::Cache;
 using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-// A row's longest sum chain: P V on the tensor cores over its chunk's keys (3 x its terms + 16, the
-// undocumented accumulation counted as dense/gemm counts it), a rescale a tile (32 keys at the
-// least), the few keys added on the CUDA cores, then the merge: a product and an add a chunk (at
-// most span / 128 + 2 chunks, decode_chunking's least chunk).
-double key_depth(int64_t span) { return double(3 * span + span / 32 + 2 * (span / 128 + 2) + 32); }
+// A row's longest sum chain (cuda_depth.cuh): its chunk's, then the merge's.
+double key_depth(int64_t span) { return kc::attn_cu::decode_key_depth(span); }
 
 // The steps every decode entry states: merged chunks, P in bf16 for P V, a score's dot on the
-// tensor cores (3 d + 16) then times the scale.
+// tensor cores then times the scale.
 kc::attention::Steps decode_steps() {
   kc::attention::Steps st;
   st.merged = true;
   st.p = kc::attention::PRound::bf16;
-  st.dot_depth = [](const kc::Shape& s) { return 3.0 * double(s["d"]) + 16; };
+  st.dot_depth = kc::attn_cu::score_depth;
   return st;
 }
 

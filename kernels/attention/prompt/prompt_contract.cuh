@@ -1,11 +1,9 @@
 // Host glue the prompt contracts share (contract.cu and controls/cuda/attention_prompt): the
 // kernel's arguments from the family's geometry, and the depths the contracts state.
 #pragma once
-#include <cuda_runtime.h>
-
 #include "../../common/cuda_contract.hpp"
+#include "../cuda_depth.cuh"
 #include "kc/families/attention.hpp"
-#include "kc/tensor_core.hpp"
 #include "prompt.cuh"
 
 namespace kc::attn_cu {
@@ -25,21 +23,9 @@ inline PromptArgs prompt_args(const kc::Buffers& b, kc::attention::Cache cache, 
   return a;
 }
 
-// A chain of K products through one fp32 accumulator on mma.sync m16n8k16 bf16: the bound of the
-// rule tools/tc-probe measured (records/cuda/tensor-cores.tsv, kc/tensor_core.hpp) on the SM it
-// measured (sm_90), elsewhere three fp32 roundings a term + 16, the count before the probe.
-inline double prompt_tc_depth(long K) {
-  static const kc::tc::Measured* m = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev)) {
-      (void)cudaGetLastError();
-      return static_cast<const kc::tc::Measured*>(nullptr);
-    }
-    return major * 10 + minor == 90 ? kc::tc::find_measured("mma.m16n8k16.bf16") : nullptr;
-  }();
-  return m ? kc::tc::depth(m->rule, K) : 3.0 * double(K) + 16;
-}
+// A chain of K products through one fp32 accumulator on mma.sync m16n8k16 bf16 (tc_depth.cuh):
+// the measured rule's bound on an SM the probe measured, three roundings a term elsewhere.
+inline double prompt_tc_depth(long K) { return kc::cu::tc_depth(kMma, K); }
 // A score: q . k over d on the tensor cores, the S accumulator chained over d / 16 steps.
 inline double prompt_score_depth(const kc::Shape& s) { return prompt_tc_depth(long(s["d"])); }
 // A row's longest key-sum chain over `span` keys: o is P V on the tensor cores over its keys plus a

@@ -1,15 +1,14 @@
 // Contracts of the CUDA split (cuda_attention.cuh's kc_attn_split over the entry's chunks): one
 // launch a head dim, every cache; P rounded to bf16 for P V.
 #include "../cuda_contract.cuh"
+#include "../cuda_depth.cuh"
 
 namespace {
 using kc::attention::Cache;
 
-// A chunk's longest chain: P V on the tensor cores (3 x its terms + 16, as dense/gemm counts their
-// undocumented accumulation), a rescale a tile, the few keys added on the CUDA cores. A score: its
-// dot on the tensor cores, then times the scale.
-double key_depth(int64_t span) { return double(3 * span + span / 32 + 32); }
-double dot_depth(const kc::Shape& s) { return 3.0 * double(s["d"]) + 16; }
+// A chunk's longest chain and a score's dot (cuda_depth.cuh).
+double key_depth(int64_t span) { return kc::attn_cu::chunk_key_depth(span); }
+double dot_depth(const kc::Shape& s) { return kc::attn_cu::score_depth(s); }
 std::vector<std::string> split_launches() { return {"attention/split/d64", "attention/split/d128", "attention/split/d256"}; }
 
 }  // namespace

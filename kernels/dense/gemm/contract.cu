@@ -49,7 +49,8 @@ template <class Out> kc::Entry gemm_entry(kc::DType out) {
       .tile("m", wg ? kc::gemm90::kBM : kBM, 1, 1)
       .tile("n", wg ? 128 : kBN, 1, 1)
       .tile("k", wg ? kc::gemm90::kBK : kBK, 8, 8)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return gemm_depth(s["k"]); })
+      .sums(kc::DType::f32,
+            [wg](const kc::Shape& s) { return gemm_depth(wg ? "wgmma.m64n8k16.bf16" : "mma.m16n8k16.bf16", s["k"]); })
       .note(wg ? "wgmma kernel (sm_90a image)" : "mma.sync kernel");
 }
 

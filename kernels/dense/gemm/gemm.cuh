@@ -14,6 +14,7 @@
 
 #include "../../common/kc_gpu.h"
 #include "../../common/kc_store.cuh"
+#include "../../common/tc_depth.cuh"
 
 namespace kc::gemm_cu {
 
@@ -183,10 +184,10 @@ kc_gemm_mma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 
 namespace kc::gemm_cu {
 
-// Depth of the tensor-core sums. An mma adds 16 exact products to its fp32 accumulator with an
-// internal alignment that may truncate rather than round (NVIDIA does not document it), so each
-// of the K terms is counted as up to three fp32 roundings: a deliberately wide chain.
-inline double gemm_depth(long K) { return 3.0 * double(K) + 16; }
+// Depth of the tensor-core sums: one fp32 accumulator over K in k16 steps of `instr`, bound by the
+// rule tools/tc-probe measured on this device, or three roundings a term where none was measured
+// (tc_depth.cuh).
+inline double gemm_depth(const char* instr, long K) { return kc::cu::tc_depth(instr, K); }
 
 // Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
 namespace {
