@@ -83,6 +83,16 @@ KC_CONTROL("attention/ctl/masked_inf_nan", cpu) {
   return decode_control(Cache::linear, 0, kLinear, kc::Gate::nonfinite, kc::Why::class_mismatch, f);
 }
 
+// Gate 3: P.V reads P as a tf32 mma does (10 fraction bits, cut toward zero: tools/tc-probe's
+// operand cut), stated as fp32 P: on the random fill's weights, spread over [2^-6, 1] and more, each
+// p_j v_j loses up to 2^-10 of itself, past the fp32 steps' spread. Stated PRound::tf32, the same
+// kernel passes (tests/attention).
+KC_CONTROL("attention/ctl/p_tf32_stated_f32", cpu) {
+  Faults f;
+  f.p_tf32 = true;
+  return decode_control(Cache::linear, 0, kLinear, kc::Gate::shapes, kc::Why::interval, f);
+}
+
 // Gate 3: a merge that adds the last chunk's partial without its scale exp(m_c - max).
 KC_CONTROL("attention/ctl/merge_drops_scale", cpu) {
   return kc::attention::merge(kc::attention::Partials::mlo, kc::DType::f32)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "kc/families/attention.hpp"
@@ -31,7 +32,18 @@ struct Faults {
   int past_window = 0;        // keys seen before the row's window
   bool stale_page = false;    // a sequence's last page read through the table entry before it
   bool swap_tables = false;   // sequences 0 and 1 read each other's page table
+  bool p_tf32 = false;        // P.V reads P as a tf32 mma does (tf32_cut): a fault unless PRound::tf32 is stated
 };
+
+// An fp32 value as a tf32 mma operand: 10 fraction bits, the other 13 cut toward zero (tools/tc-probe,
+// mma.m16n8k8.tf32 on the H200). A quiet NaN stays NaN; P is never a signalling one.
+inline float tf32_cut(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u &= 0xffffe000u;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
 
 inline float load(const bf16* p, int64_t i) { return from_bf16(p[i]); }
 inline void store(float* p, int64_t i, float v) { p[i] = v; }
@@ -75,7 +87,7 @@ void online(Row& st, const float* q, int64_t d, float sc, int64_t lo, int64_t en
       if (!k) continue;
       const float p = (j < lo || j >= end) ? 0.f : ex(s[j - a] - c);
       st.l += p;
-      const float pv = p_bf16 ? from_bf16(to_bf16(p)) : p;
+      const float pv = p_bf16 ? from_bf16(to_bf16(p)) : f.p_tf32 ? tf32_cut(p) : p;
       for (int64_t t = 0; t < d; ++t) st.acc[size_t(t)] += pv * load(v, t);
     }
   }

@@ -38,7 +38,7 @@ TEST(AttentionControls, EveryPlantedFaultHasItsControlAtItsGate) {
       {"attention/ctl/no_rescale", kc::Gate::shapes},       {"attention/ctl/merge_drops_scale", kc::Gate::shapes},
       {"attention/ctl/past_causal_edge", kc::Gate::shapes}, {"attention/ctl/past_window", kc::Gate::shapes},
       {"attention/ctl/stale_page", kc::Gate::shapes},       {"attention/ctl/swapped_tables", kc::Gate::shapes},
-      {"attention/ctl/masked_inf_nan", kc::Gate::nonfinite}};
+      {"attention/ctl/masked_inf_nan", kc::Gate::nonfinite}, {"attention/ctl/p_tf32_stated_f32", kc::Gate::shapes}};
   const auto ctl = attention(true);
   for (const auto& [name, gate] : want) {
     const auto it = std::find_if(ctl.begin(), ctl.end(), [&](const kc::Registration& r) { return r.name == name; });
@@ -88,4 +88,33 @@ TEST(AttentionRule, UnstatedAZeroWhereFloat64GivesNaNFailsGateOne) {
     }
     EXPECT_TRUE(seen);
   }
+}
+
+namespace {
+// The linear decode kernel reading P as a tf32 mma does, with the cut stated (PRound::tf32): the
+// honest twin of attention/ctl/p_tf32_stated_f32.
+kc::Entry tf32_p() {
+  kc::attention::Steps st;
+  st.p = kc::attention::PRound::tf32;
+  kc::attention_cpu::Faults f;
+  f.p_tf32 = true;
+  return kc::attention::decode(kc::attention::Cache::linear, kc::DType::f32, st)
+      .served({{"seqs", {2}}, {"rows", {4}}, {"kv_heads", {1}}, {"group", {2}}, {"d", {64}}, {"keys", {1, 300}}})
+      .tile("keys", kc::attention_cpu::kTile, 1, 1)
+      .range("d", 64, 64)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["keys"] + s["keys"] / kc::attention_cpu::kTile + 2); }, 1)
+      .ulp("expf", 1)
+      .ulp("logf", 1)
+      .launch([f](const kc::Buffers& b) { kc::attention_cpu::decode<float>(b, kc::attention::Cache::linear, 0, false, false, false, f); });
+}
+}  // namespace
+
+TEST(AttentionRule, ATf32CutPPassesWhereTheCutIsStated) {
+  const kc::Registration r{"attention/test/tf32_p", "cpu", __FILE__, __LINE__, false, &tf32_p};
+  bool shapes = false;
+  for (const auto& e : kc::run_entry(r, cpu(), seeds())) {
+    EXPECT_TRUE(e.status == kc::Status::pass || e.status == kc::Status::na) << int(e.gate) << " " << e.detail;
+    shapes |= e.gate == kc::Gate::shapes && e.status == kc::Status::pass;
+  }
+  EXPECT_TRUE(shapes);
 }

@@ -56,7 +56,8 @@ Allow allow_of(const Case& c, const Steps& st, const char* tiled_dim) {
   al.e_exp = ulps_of(c, "expf", "exp2f", 2) * 2 * u32;
   al.e_log = ulps_of(c, "logf", "log2f", 1) * 2 * u32;
   al.score_ops = st.score_ops;
-  al.p_round = st.p == PRound::bf16 ? 0x1p-8 : 0;
+  // A relative move of P: half a bf16 ulp to nearest; below one tf32 ulp (2^-10) cut toward zero.
+  al.p_round = st.p == PRound::bf16 ? 0x1p-8 : st.p == PRound::tf32 ? 0x1p-10 : 0;
   const Dim* d = c.spec ? c.spec->dim(tiled_dim) : nullptr;
   al.tile = d && d->tiled ? std::max<int64_t>(1, d->tile) : 1;
   al.base = st.base;

@@ -18,7 +18,7 @@ struct Allow {
   double e_exp = 0;    // exp's relative error (its ulps at 2u each)
   double e_log = 0;    // log's
   int score_ops = 1;   // roundings of a score after its dot
-  double p_round = 0;  // P's relative rounding where P.V reads it rounded (bf16: 2^-8)
+  double p_round = 0;  // P's relative move where P.V reads it rounded (bf16: 2^-8) or cut (tf32: 2^-10)
   int64_t tile = 1;    // keys a tile: the max moves, and the sums rescale, at most once a tile
   int ops = 1;         // fp32 operations after the sums (out = o / l)
   LseBase base = LseBase::e;
