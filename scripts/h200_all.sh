@@ -12,8 +12,8 @@
 #      shared memory through mbarriers only, which the contract's gates cannot watch;
 #   5. the benchmarks: rows against copy bandwidth and PyTorch, decode projections against copy and
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS, decode attention against copy bandwidth,
-#      PyTorch's SDPA backends and FlexAttention, the FP8 GEMM against torch._scaled_mm and the FP8 and FP4
-#      GEMVs against copy bandwidth.
+#      PyTorch's SDPA backends and FlexAttention, prompt attention against the same peers, the FP8
+#      GEMM against torch._scaled_mm and the FP8 and FP4 GEMVs against copy bandwidth.
 # The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
 # 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
 # benchmark's.
@@ -54,7 +54,9 @@ for tool in racecheck synccheck; do
   step "attention_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_decode_attention" --once 3 1000 8 4096
   step "attention_ring_$tool" 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/kernel-contract" --backend cuda \
     --only attention/decode/ring_f32 --no-limits
-  grep -E "SUMMARY" "$O/attention_$tool.log" "$O/attention_ring_$tool.log" | cut -c1-200
+  # The prompt kernel (its cp.async double buffer of K and V tiles): the benchmark's launch once.
+  step "prompt_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_prompt_attention" --once 2 1000
+  grep -E "SUMMARY" "$O/attention_$tool.log" "$O/attention_ring_$tool.log" "$O/prompt_$tool.log" | cut -c1-200
 done
 
 if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
@@ -71,6 +73,10 @@ if [ "${KC_SKIP_BENCH:-0}" != 1 ]; then
   echo "bench_decode_attention: exit $?" | tee -a "$O/bench_decode.err"
   timeout 300 python3 bench/cuda/attention/table.py "$O/bench_decode.csv" > "$O/decode_table.txt" 2>&1
   cat "$O/decode_table.txt"
+  timeout "$bt" "$B/bin/bench_prompt_attention" > "$O/bench_prompt_attention.csv" 2> "$O/bench_prompt_attention.err"
+  echo "bench_prompt_attention: exit $?" | tee -a "$O/bench_prompt_attention.err"
+  timeout 300 python3 bench/cuda/attention/table_prompt.py "$O/bench_prompt_attention.csv" > "$O/prompt_attention_table.txt" 2>&1
+  cat "$O/prompt_attention_table.txt"
   timeout 300 "$B/bin/bench_fp8" > "$O/bench_fp8.csv" 2> "$O/bench_fp8.err"
   echo "bench_fp8: exit $?" | tee -a "$O/bench_fp8.err"
   timeout 300 python3 bench/cuda/blockscaled/table.py "$O/bench_fp8.csv" > "$O/fp8_table.txt" 2>&1
