@@ -16,7 +16,7 @@ template <int F> kc::Entry prompt_control(const char* launch) {
   }
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
-  st.dot_depth = prompt_score_depth;
+  st.dot_depth = score_depth;
   return kc::attention::prompt(Cache::linear, kc::DType::bf16, st, 0)
       .served({{"seqs", {2}}, {"rows", {100}}, {"kv_heads", {1}}, {"group", {2}}, {"d", {64}}, {"keys", {1, 200}}})
       .tile("keys", kPromptKeys, 1, 1)

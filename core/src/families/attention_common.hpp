@@ -45,6 +45,8 @@ int64_t kv_offset(const Geometry& g, const std::vector<int32_t>& table, int64_t 
 void prepare_inputs(Case& c, const Geometry& g, bool prompt = false);
 // The decode plants for a cache (their names, and Rig's schedule), prompt()'s after them.
 void set_plants(Rig& rig, Cache cache, bool prompt = false);
+// decode's entry (out, lse over every row), or with `prompt` attention::prompt's: the plants differ.
+Entry rows_entry(Cache cache, DType out, Steps st, int64_t page, bool prompt);
 
 // One row's keys (or a chunk's) in float64: exact scores, |q . k|, and the value rows.
 struct RowKeys {

@@ -76,26 +76,27 @@ Span chunk_of(const Geometry& g, Span sp, int64_t c) {
 int64_t grain(const Geometry& g) { return std::max<int64_t>(1, 4096 / (g.keys * g.d)); }
 
 // Both entries' shared rig: inputs, and outputs named for the form.
-Entry attention_entry(Cache cache, int64_t page, int64_t chunk, std::function<void(Case&, const Geometry&)> outs) {
+// prompt: attention::prompt's gate 1 plants (attention_common.hpp) beside decode's.
+Entry attention_entry(Cache cache, int64_t page, int64_t chunk, std::function<void(Case&, const Geometry&)> outs,
+                      bool prompt = false) {
   Entry e;
-  set_plants(e.rig, cache);
+  set_plants(e.rig, cache, prompt);
   e.rig.fills = {fills::kOffset};
-  e.rig.prepare = [cache, page, chunk, outs](Case& c) {
+  e.rig.prepare = [cache, page, chunk, outs, prompt](Case& c) {
     const Geometry g = geometry(cache, c.shape(), page, chunk);
-    prepare_inputs(c, g);
+    prepare_inputs(c, g, prompt);
     outs(c, g);
   };
   return e;
 }
 }  // namespace
-}  // namespace detail
 
-Entry decode(Cache cache, DType out, Steps st, int64_t page) {
+Entry rows_entry(Cache cache, DType out, Steps st, int64_t page, bool prompt) {
   if (out != DType::bf16 && out != DType::f32) throw Error("attention::decode: out is bf16 or f32");
   Entry e = attention_entry(cache, page, 0, [out](Case& c, const Geometry& g) {
     Buf(c, "out", out, size_t(g.seqs * g.rows * g.q_heads * g.d), Role::out);
     c.out<float>("lse", size_t(g.seqs * g.rows * g.q_heads));
-  });
+  }, prompt);
   auto ref = [=](const Case& c) {
     const Geometry g = geometry(cache, c.shape(), page);
     const Inputs in = read_inputs(c, g);
@@ -136,6 +137,9 @@ Entry decode(Cache cache, DType out, Steps st, int64_t page) {
     std::move(e).rule(kRuleText, [ref](const Case& c) { return check_rule(c, ref(c), c.shape()["d"]); });
   return e;
 }
+}  // namespace detail
+
+Entry decode(Cache cache, DType out, Steps st, int64_t page) { return rows_entry(cache, out, st, page, false); }
 
 Entry split(Cache cache, Partials form, int64_t chunk, Steps st, int64_t page) {
   if (cache == Cache::ring) throw Error("attention::split: a ring's window is one chunk's work; split a linear or paged cache");

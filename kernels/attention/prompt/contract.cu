@@ -19,7 +19,7 @@ kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window) {
   prepare();
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
-  st.dot_depth = kc::attn_cu::prompt_score_depth;
+  st.dot_depth = kc::attn_cu::score_depth;
   return kc::attention::prompt(cache, kc::DType::bf16, st, page)
       .served(std::move(served))
       .tile("keys", kc::attn_cu::kPromptKeys, 1, 1)

@@ -23,17 +23,13 @@ inline PromptArgs prompt_args(const kc::Buffers& b, kc::attention::Cache cache, 
   return a;
 }
 
-// A chain of K products through one fp32 accumulator on mma.sync m16n8k16 bf16 (tc_depth.cuh):
-// the measured rule's bound on an SM the probe measured, three roundings a term elsewhere.
-inline double prompt_tc_depth(long K) { return kc::cu::tc_depth(kMma, K); }
-// A score: q . k over d on the tensor cores, the S accumulator chained over d / 16 steps.
-inline double prompt_score_depth(const kc::Shape& s) { return prompt_tc_depth(long(s["d"])); }
-// A row's longest key-sum chain over `span` keys: o is P V on the tensor cores over its keys plus a
-// rescale a tile (span / 64 + 2 tiles at most); l, on the CUDA cores, adds a tile's 16 p a thread
-// and 2 shuffles, then a rescale and an add a tile; + 1 for the product's rounding. (The CUDA-core
-// P V of a tile whose V is not finite runs in gate 1 alone, where no range is checked.)
+// A row's longest key-sum chain over `span` keys (a score's is cuda_depth.cuh's score_depth): o is
+// P V on the tensor cores over its keys (tc_depth of the mma) plus a rescale a tile (span / 64 + 2
+// tiles at most); l, on the CUDA cores, adds a tile's 16 p a thread and 2 shuffles, then a rescale
+// and an add a tile; + 1 for the product's rounding. (The CUDA-core P V of a tile whose V is not
+// finite runs in gate 1 alone, where no range is checked.)
 inline double prompt_key_depth(int64_t span) {
-  return prompt_tc_depth(long(span)) + double(2 * (span / kPromptKeys + 2) + 19);
+  return kc::cu::tc_depth(kMma, long(span)) + double(2 * (span / kPromptKeys + 2) + 19);
 }
 
 }  // namespace kc::attn_cu
