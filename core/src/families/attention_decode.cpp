@@ -92,7 +92,8 @@ Entry attention_entry(Cache cache, int64_t page, int64_t chunk, std::function<vo
 }  // namespace
 
 Entry rows_entry(Cache cache, DType out, Steps st, int64_t page, bool prompt) {
-  if (out != DType::bf16 && out != DType::f32) throw Error("attention::decode: out is bf16 or f32");
+  if (out != DType::bf16 && out != DType::f32)
+    throw Error(std::string(prompt ? "attention::prompt" : "attention::decode") + ": out is bf16 or f32");
   Entry e = attention_entry(cache, page, 0, [out](Case& c, const Geometry& g) {
     Buf(c, "out", out, size_t(g.seqs * g.rows * g.q_heads * g.d), Role::out);
     c.out<float>("lse", size_t(g.seqs * g.rows * g.q_heads));
