@@ -55,7 +55,8 @@ for tool in racecheck synccheck; do
   step "attention_ring_$tool" 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/kernel-contract" --backend cuda \
     --only attention/decode/ring_f32 --no-limits
   # The prompt kernel (its cp.async double buffer of K and V tiles): the benchmark's launch once.
-  step "prompt_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_prompt_attention" --once 2 1000
+  step "prompt_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_prompt_attention" \
+    --once 2 1000 128 1 1 700 256 1 1 300 64 0
   grep -E "SUMMARY" "$O/attention_$tool.log" "$O/attention_ring_$tool.log" "$O/prompt_$tool.log" | cut -c1-200
 done
 

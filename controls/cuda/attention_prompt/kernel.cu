@@ -19,10 +19,10 @@ template <int F> kc::Entry prompt_control(const char* launch) {
   st.dot_depth = score_depth;
   return kc::attention::prompt(Cache::linear, kc::DType::bf16, st, 0)
       .served({{"seqs", {2}}, {"rows", {100}}, {"kv_heads", {1}}, {"group", {2}}, {"d", {64}}, {"keys", {1, 200}}})
-      .tile("keys", kPromptKeys, 1, 1)
+      .tile("keys", prompt_keys(64), 1, 1)
       .tile("rows", kPromptRows, 1, 1)
       .range("d", 64, 64)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return prompt_key_depth(s["keys"]); }, 1)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return prompt_key_depth(s["keys"], 64); }, 1)
       .ulp("expf (CUDA's stated bound)", 2)
       .ulp("logf (CUDA's stated bound)", 1)
       .launches({launch})

@@ -11,28 +11,32 @@ void prepare() {
   try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
     kc::attn_cu::prepare_prompt<64, kc::attn_cu::kPromptNone>();
     kc::attn_cu::prepare_prompt<128, kc::attn_cu::kPromptNone>();
+    kc::attn_cu::prepare_prompt<256, kc::attn_cu::kPromptNone>();
   } catch (const std::exception&) {
   }
 }
 
-kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window) {
+// d: the served head dim (its key tile, prompt_keys); 64 and 128 share one envelope.
+kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window, int d = 64) {
   prepare();
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
   st.dot_depth = kc::attn_cu::score_depth;
   return kc::attention::prompt(cache, kc::DType::bf16, st, page)
       .served(std::move(served))
-      .tile("keys", kc::attn_cu::kPromptKeys, 1, 1)
+      .tile("keys", kc::attn_cu::prompt_keys(d), 1, 1)
       .tile("rows", kc::attn_cu::kPromptRows, 1, 1)  // gate 3 runs the query block's edges
-      .range("d", 64, 64)  // head dims of 64 and 128
+      .range("d", d == 256 ? 256 : 64, 64)             // head dims of 64 and 128, or 256
       .sums(kc::DType::f32,
             [window](const kc::Shape& s) {
-              return kc::attn_cu::prompt_key_depth(window ? std::min(s["keys"], s["window"]) : s["keys"]);
+              return kc::attn_cu::prompt_key_depth(window ? std::min(s["keys"], s["window"]) : s["keys"],
+                                                   int(s["d"]));
             },
             1)
       .ulp("expf (CUDA's stated bound)", 2)
       .ulp("logf (CUDA's stated bound)", 1)
-      .launches({"attention/prompt/d64", "attention/prompt/d128"})
+      .launches(d == 256 ? std::vector<std::string>{"attention/prompt/d256"}
+                         : std::vector<std::string>{"attention/prompt/d64", "attention/prompt/d128"})
       .launch([cache, page](const kc::Buffers& b) {
         kc::attn_cu::launch_prompt(kc::attn_cu::prompt_args(b, cache, page), int(b.shape()["d"]), kc::cu::stream_of(b));
       });
@@ -67,5 +71,15 @@ KC_KERNEL("attention/prompt/paged_bf16", cuda) {
                      false);
 }
 
+// Head dim 256 (q in shared memory, 32-key tiles): causal GQA 2 over a linear cache, 100 rows
+// after up to 200 cached keys.
+KC_KERNEL("attention/prompt/linear_d256_bf16", cuda) {
+  return prompt_cuda(Cache::linear, 0,
+                     {{"seqs", {2}}, {"rows", {100}}, {"kv_heads", {1}}, {"group", {2}}, {"d", {256}},
+                      {"keys", {100, 300}}},
+                     false, 256);
+}
+
 KC_CUDA_LAUNCH("attention/prompt/d64", (kc_attn_prompt<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<64>);
 KC_CUDA_LAUNCH("attention/prompt/d128", (kc_attn_prompt<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<128>);
+KC_CUDA_LAUNCH("attention/prompt/d256", (kc_attn_prompt<256, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<256>);

@@ -11,8 +11,9 @@
 // diagonal tile, a window's first), so such a tile's V is scanned, and where it holds an Inf or NaN
 // that tile's P V runs on the CUDA cores over each row's visible keys alone. Finite V (every fill
 // but gate 1's) always takes the tensor cores.
-// Head dims 64 and 128: at 256 the accumulators (128 fp32) and q (64 registers) leave too few of
-// the 255 a thread for S and addresses without spills.
+// Head dims 64 and 128 keep q in registers; at 256 the accumulators alone are 128 fp32 a thread, so
+// q stays in shared memory (read by ldmatrix a tile) and a tile is 32 keys: q and the two stages are
+// 96 KB, inside the 99 KB an SM 8.6, 8.9 or 12.x block may opt in to.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -24,8 +25,12 @@
 
 namespace kc::attn_cu {
 
-inline constexpr int kPromptRows = 64, kPromptKeys = 64;  // query rows a block, keys a tile
-template <int D> inline constexpr int kPromptSmem = 2 * 2 * kPromptKeys * D * 2;  // 2 stages of K and V
+inline constexpr int kPromptRows = 64;  // query rows a block
+inline constexpr int prompt_keys(int d) { return d == 256 ? 32 : 64; }  // keys a tile
+template <int D> inline constexpr bool kPromptQSmem = D == 256;          // q in shared memory
+// 2 stages of K and V, then q's 64 rows where kPromptQSmem.
+template <int D>
+inline constexpr int kPromptSmem = 2 * 2 * prompt_keys(D) * D * 2 + (kPromptQSmem<D> ? kPromptRows * D * 2 : 0);
 
 // Planted faults of the prompt controls (controls/cuda/attention_prompt); 0 in the served kernel.
 enum PromptFault : int {
@@ -61,9 +66,9 @@ __device__ __forceinline__ bool nonfinite2(uint32_t w) {  // either bf16 of the 
 template <int D, int F>
 __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::attn_cu::PromptArgs a) {
   using namespace kc::attn_cu;
-  constexpr int T = kPromptKeys, KD = D / 16, CH = D / 8, NT = T / 8, NO = D / 8;
+  constexpr int T = prompt_keys(D), KD = D / 16, CH = D / 8, NT = T / 8, NO = D / 8;
+  constexpr bool QS = kPromptQSmem<D>;
   extern __shared__ __align__(128) uint8_t kv_smem[];
-  __shared__ __align__(16) uint16_t s_pw[kWarps][16 * T];  // P of the CUDA-core tiles, a warp's rows
   __shared__ int s_lo[kPromptRows], s_end[kPromptRows], s_blo, s_bend, s_flo, s_fend;
   const int qt = int(gridDim.x) - 1 - int(blockIdx.x), hq = blockIdx.y, s = blockIdx.z, h = hq / a.group;
   const int q_heads = a.kv_heads * a.group, tid = threadIdx.x, warp = tid / 32, lane = tid % 32, quad = lane % 4;
@@ -89,22 +94,34 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
   const int blo = s_blo, bend = s_bend, flo = s_flo, fend = s_fend;
   const int row_w = warp * 16 + lane / 4;  // this thread's rows in the block: row_w, row_w + 8
   int lo_r[2], end_r[2];
-  long at_r[2];
 #pragma unroll
-  for (int rr = 0; rr < 2; ++rr) {
-    const int r = row_w + rr * 8;
-    lo_r[rr] = s_lo[r], end_r[rr] = s_end[r];
-    at_r[rr] = r0 + r < a.rows ? (long(s) * a.rows + r0 + r) * q_heads + hq : -1;
-  }
-  // q as A fragments: rows lane / 4 (+ 8), columns 2 (lane % 4) (+ 8) of each k16 step.
-  uint32_t qa[KD][4];
-#pragma unroll
-  for (int kk = 0; kk < KD; ++kk)
-#pragma unroll
-    for (int x = 0; x < 4; ++x) {
-      const long at = at_r[x & 1];
-      qa[kk][x] = at >= 0 ? ld32(a.q + at * D + kk * 16 + 2 * quad + (x >> 1) * 8) : 0u;
+  for (int rr = 0; rr < 2; ++rr) lo_r[rr] = s_lo[row_w + rr * 8], end_r[rr] = s_end[row_w + rr * 8];
+  // Row row_w + 8 rr's offset in q's rows (and out's, lse's); -1 past the last. Recomputed where
+  // used, not kept live through the key loop (at head dim 256 no register is spare).
+  auto row_at = [&](int rr) -> long {
+    const int r = r0 + row_w + rr * 8;
+    return r < a.rows ? (long(s) * a.rows + r) * q_heads + hq : -1;
+  };
+  // q as A fragments: rows lane / 4 (+ 8), columns 2 (lane % 4) (+ 8) of each k16 step; where
+  // kPromptQSmem, the block's 64 rows of q (0 past the last row) after the stages, committed with
+  // the first tile.
+  const uint32_t qb = smem_u32(kv_smem) + uint32_t(2 * 2 * T * D * 2);
+  uint32_t qa[QS ? 1 : KD][4];
+  if constexpr (QS) {
+    for (int i = tid; i < kPromptRows * CH; i += kThreads) {
+      const int r = i / CH, c = i % CH;
+      const bool in = r0 + r < a.rows;
+      cp_async16(qb + swz_row<D>(r, c), a.q + (in ? ((long(s) * a.rows + r0 + r) * q_heads + hq) * D + c * 8 : 0), in);
     }
+  } else {
+#pragma unroll
+    for (int kk = 0; kk < KD; ++kk)
+#pragma unroll
+      for (int x = 0; x < 4; ++x) {
+        const long at = row_at(x & 1);
+        qa[kk][x] = at >= 0 ? ld32(a.q + at * D + kk * 16 + 2 * quad + (x >> 1) * 8) : 0u;
+      }
+  }
 
   const int pad_end = (len + T - 1) / T * T;  // kPromptPadLane: the last tile's lanes past len
   auto load_tile = [&](int t0, int stage) {
@@ -155,15 +172,19 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) sc[nt][0] = sc[nt][1] = sc[nt][2] = sc[nt][3] = 0.f;
 #pragma unroll
-    for (int kk = 0; kk < KD; ++kk)
+    for (int kk = 0; kk < KD; ++kk) {
+      uint32_t qs[4];  // ldmatrix x4: rows 0-15 of the warp, k 0-7 (lanes 0-15) and 8-15 (16-31)
+      if constexpr (QS) ldsm_x4(qb + swz_row<D>(warp * 16 + lane % 16, kk * 2 + lane / 16), qs);
+      const uint32_t(&qf)[4] = QS ? qs : qa[QS ? 0 : kk];
 #pragma unroll
       for (int np = 0; np < NT / 2; ++np) {
         uint32_t b[4];
         const int q = lane / 8;
         ldsm_x4(kb + swz_row<D>(np * 16 + (q / 2) * 8 + lane % 8, kk * 2 + q % 2), b);
-        mma_bf16(sc[2 * np], qa[kk], b[0], b[1]);
-        mma_bf16(sc[2 * np + 1], qa[kk], b[2], b[3]);
+        mma_bf16(sc[2 * np], qf, b[0], b[1]);
+        mma_bf16(sc[2 * np + 1], qf, b[2], b[3]);
       }
+    }
     float wm[2] = {-INFINITY, -INFINITY};
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
@@ -215,27 +236,35 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
           mma_bf16(acc[2 * np], pa[ks], b[0], b[1]);
           mma_bf16(acc[2 * np + 1], pa[ks], b[2], b[3]);
         }
-    } else {  // an Inf or NaN in V of a key some row may not see: each row over its visible keys
-      uint16_t* pw = s_pw[warp];
+    } else {  // an Inf or NaN in V of a key some row may not see: each row adds its visible keys
+      // alone (a masked key's 0 * Inf would be NaN); key j's p is in the register of the quad's
+      // lane (j % 8) / 2, its half j % 2.
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt)
+#pragma unroll 1
+        for (int jj = 0; jj < 8; ++jj) {
+          const int j = t0 + nt * 8 + jj;
+          float p[2];
+          bool vis[2];
 #pragma unroll
-        for (int rr = 0; rr < 2; ++rr)
-          *reinterpret_cast<uint32_t*>(pw + (lane / 4 + rr * 8) * T + nt * 8 + 2 * quad) = pa[nt / 2][(nt % 2) * 2 + rr];
-      __syncwarp();
+          for (int rr = 0; rr < 2; ++rr) {
+            const uint32_t w = __shfl_sync(0xffffffffu, pa[nt / 2][(nt % 2) * 2 + rr], (lane & ~3) | (jj / 2));
+            p[rr] = jj & 1 ? hi16(w) : lo16(w);
+            vis[rr] = j >= lo_r[rr] && j < end_r[rr];
+          }
+          if (!vis[0] && !vis[1]) continue;
 #pragma unroll
-      for (int rr = 0; rr < 2; ++rr)
-        for (int j = max(lo_r[rr], t0); j < min(end_r[rr], t0 + T); ++j) {
-          const float p = bf16_at(pw, uint32_t((lane / 4 + rr * 8) * T + j - t0));
-#pragma unroll
-          for (int nt = 0; nt < NO; ++nt) {
+          for (int no = 0; no < NO; ++no) {
             uint32_t v;
-            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(vb + swz_row<D>(j - t0, nt) + 4 * quad));
-            acc[nt][2 * rr] = fmaf(p, lo16(v), acc[nt][2 * rr]);
-            acc[nt][2 * rr + 1] = fmaf(p, hi16(v), acc[nt][2 * rr + 1]);
+            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(vb + swz_row<D>(j - t0, no) + 4 * quad));
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr)
+              if (vis[rr]) {
+                acc[no][2 * rr] = fmaf(p[rr], lo16(v), acc[no][2 * rr]);
+                acc[no][2 * rr + 1] = fmaf(p[rr], hi16(v), acc[no][2 * rr + 1]);
+              }
           }
         }
-      __syncwarp();
     }
   }
   cp_wait<0>();
@@ -243,12 +272,13 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
   // out = acc / l (a row of no weight: 0 / 0, NaN, as float64), lse = c + log l.
 #pragma unroll
   for (int rr = 0; rr < 2; ++rr) {
-    if (at_r[rr] < 0) continue;
+    const long at = row_at(rr);
+    if (at < 0) continue;
 #pragma unroll
     for (int nt = 0; nt < NO; ++nt)
-      *reinterpret_cast<uint32_t*>(a.out + at_r[rr] * D + nt * 8 + 2 * quad) =
+      *reinterpret_cast<uint32_t*>(a.out + at * D + nt * 8 + 2 * quad) =
           pack_bf16(acc[nt][2 * rr] / l[rr], acc[nt][2 * rr + 1] / l[rr]);
-    if (quad == 0) a.lse[at_r[rr]] = (m[rr] == -INFINITY ? 0.f : m[rr]) + logf(l[rr]);
+    if (quad == 0) a.lse[at] = (m[rr] == -INFINITY ? 0.f : m[rr]) + logf(l[rr]);
   }
 }
 
@@ -271,7 +301,8 @@ template <int F = kPromptNone> static void launch_prompt(const PromptArgs& a, in
   switch (d) {
     case 64: launch_prompt_one<64, F>(a, st); break;
     case 128: launch_prompt_one<128, F>(a, st); break;
-    default: throw std::runtime_error("attention prompt: head dim " + std::to_string(d) + " is not 64 or 128");
+    case 256: launch_prompt_one<256, F>(a, st); break;
+    default: throw std::runtime_error("attention prompt: head dim " + std::to_string(d) + " is not 64, 128 or 256");
   }
   check_launch("attention prompt");
 }
