@@ -5,8 +5,8 @@
 #      device, the absent backends' gate 5 controls) and gate 5 from the binaries: its SUMMARY lines;
 #   2. the planted illegal addresses and hang through the command line (the entries after each run
 #      on in fresh processes and count in one SUMMARY);
-#   3. the dense entries again with KC_CUDA_NO_WGMMA=1: the mma.sync forms every SM but sm_90a runs
-#      (the GEMV's and the prompt GEMM's), checked on this GPU too;
+#   3. the dense and prompt-attention entries again with KC_CUDA_NO_WGMMA=1: the mma.sync forms every
+#      SM but sm_90a runs (the GEMV's, the prompt GEMM's, prompt attention's), checked on this GPU too;
 #   4. compute-sanitizer's racecheck and synccheck over the affine decode's bulk-copy form (its
 #      cuda_tests, where blocks walk many tiles): its producer, consumers and tile meetings share
 #      shared memory through mbarriers only, which the contract's gates cannot watch;
@@ -44,6 +44,8 @@ step planted 120 "$B/bin/planted-contract" --backend cuda --no-limits --timeout 
 grep -E "^(ERROR|FAIL|GREEN|RED)|fresh process|SUMMARY" "$O/planted.log" | cut -c1-300
 
 KC_CUDA_NO_WGMMA=1 step mma_sync 300 "$B/bin/kernel-contract" --only dense --backend cuda
+KC_CUDA_NO_WGMMA=1 step mma_sync_prompt 120 "$B/bin/kernel-contract" --only attention/prompt --backend cuda --no-limits
+grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync_prompt.log" | cut -c1-400
 grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
 
 for tool in racecheck synccheck; do
@@ -54,7 +56,8 @@ for tool in racecheck synccheck; do
   step "attention_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_decode_attention" --once 3 1000 8 4096
   step "attention_ring_$tool" 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/kernel-contract" --backend cuda \
     --only attention/decode/ring_f32 --no-limits
-  # The prompt kernel (its cp.async double buffer of K and V tiles): the benchmark's launch once.
+  # The prompt kernels (mma.sync's cp.async double buffer; the wgmma form's producer and consumers,
+  # whose stages pass through mbarriers only): the benchmark's launches once.
   step "prompt_$tool" 150 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/bench_prompt_attention" \
     --once 2 1000 128 1 1 700 256 1 1 300 64 0
   grep -E "SUMMARY" "$O/attention_$tool.log" "$O/attention_ring_$tool.log" "$O/prompt_$tool.log" | cut -c1-200

@@ -4,7 +4,8 @@
 // table_prompt.py sets PyTorch's scaled_dot_product_attention and FlexAttention beside it.
 //   bench_prompt_attention [BATCH SEQ D CAUSAL]...     (default: the shapes below; CAUSAL 1 or 0)
 //   bench_prompt_attention --once BATCH SEQ D CAUSAL   (each launch once, untimed: compute-sanitizer)
-// Prints CSV: kernel,variant,batch,seq,d,causal,us,flops,TFLOPs. Flops: 4 d a (row, visible key)
+// Prints CSV: kernel,form,variant,batch,seq,d,causal,us,flops,TFLOPs, a line for each form the build
+// serves at the shape (mma: prompt.cuh's mma.sync kernel; wgmma: prompt_sm90a.cuh's, d 64 and 128). Flops: 4 d a (row, visible key)
 // pair, every q head (causal: seq (seq + 1) / 2 pairs a sequence, else seq^2). Method:
 // bench_check.cuh's time_us over sets of q, K and V holding together >= 4x the L2.
 #include <cuda_runtime.h>
@@ -17,7 +18,7 @@
 #include <vector>
 
 #include "bench/cuda/bench_check.cuh"
-#include "kernels/attention/prompt/prompt.cuh"
+#include "kernels/attention/prompt/prompt_sm90a.cuh"
 
 namespace {
 using namespace kc::attn_cu;
@@ -66,13 +67,18 @@ void bench_shape(int batch, int seq, int kD, bool causal, size_t l2) {
   a.lens = d_lens, a.pos = d_pos, a.table = nullptr, a.cache = kLinear;
   a.seqs = batch, a.rows = seq, a.kv_heads = kKvHeads, a.group = kQHeads / kKvHeads, a.window = 0, a.slots = seq;
   a.max_pages = 0, a.sc = float(1.0 / std::sqrt(double(kD)));
-  const double us = kc_bench::time_us([&](int i) {
-    PromptArgs b = a;
-    b.q = q[size_t(i)], b.k = k[size_t(i)], b.v = v[size_t(i)], b.out = out[size_t(i)], b.lse = lse[size_t(i)];
-    launch_prompt(b, kD, 0);
-  }, sets, reps, g_once);
-  std::printf("prompt/linear,sets=%d,%d,%d,%d,%d,%.2f,%.0f,%.1f\n", sets, batch, seq, kD, causal ? 1 : 0, us, flops,
-              flops / us * 1e-6);
+  // Each form this build serves at the head dim: mma.sync everywhere, wgmma at 64 and 128 on sm_90a.
+  for (const bool wg : {false, true}) {
+    if (wg && (kD == 256 || !kc::gemm90::image_has_wgmma())) continue;
+    const double us = kc_bench::time_us([&](int i) {
+      PromptArgs b = a;
+      b.q = q[size_t(i)], b.k = k[size_t(i)], b.v = v[size_t(i)], b.out = out[size_t(i)], b.lse = lse[size_t(i)];
+      if (wg) launch_prompt90(b, kD, 0);
+      else launch_prompt(b, kD, 0);
+    }, sets, reps, g_once);
+    std::printf("prompt/linear,%s,sets=%d,%d,%d,%d,%d,%.2f,%.0f,%.1f\n", wg ? "wgmma" : "mma", sets, batch, seq, kD,
+                causal ? 1 : 0, us, flops, flops / us * 1e-6);
+  }
   std::fflush(stdout);
   for (size_t i = 0; i < ns; ++i) {
     CK(cudaFree(k[i]));
@@ -109,7 +115,7 @@ int main(int argc, char** argv) {
         if (d != 128 || c == 0) shapes.push_back({4, 2048, d, c}), shapes.push_back({1, 8192, d, c});
       }
   }
-  std::printf("kernel,variant,batch,seq,d,causal,us,flops,TFLOPs\n");
+  std::printf("kernel,form,variant,batch,seq,d,causal,us,flops,TFLOPs\n");
   for (const Shape& x : shapes) {
     if (x.batch < 1 || x.seq < 1 || (x.d != 64 && x.d != 128 && x.d != 256)) {
       std::fprintf(stderr, "bench_prompt_attention: batch %d, seq %d, d %d: batch and seq >= 1, d 64, 128 or 256\n",

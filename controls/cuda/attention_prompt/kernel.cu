@@ -22,7 +22,7 @@ template <int F> kc::Entry prompt_control(const char* launch) {
       .tile("keys", prompt_keys(64), 1, 1)
       .tile("rows", kPromptRows, 1, 1)
       .range("d", 64, 64)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return prompt_key_depth(s["keys"], 64); }, 1)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return prompt_key_depth(s["keys"], prompt_keys(64)); }, 1)
       .ulp("expf (CUDA's stated bound)", 2)
       .ulp("logf (CUDA's stated bound)", 1)
       .launches({launch})

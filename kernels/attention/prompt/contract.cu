@@ -1,11 +1,20 @@
 // Contracts of CUDA prompt attention (prompt.cuh: FlashAttention-2 on mma.sync, every SM from
-// sm_80): bf16 q, K and V, P rounded to bf16 for P V, fp32 sums, bf16 out, natural-log lse,
-// float64's classes for empty rows. The family's decode formula with many rows a sequence.
+// sm_80; prompt_sm90a.cuh: the warp-specialised wgmma form, head dims 64 and 128 where the loaded
+// image is sm_90a's): bf16 q, K and V, P rounded to bf16 for P V, fp32 sums, bf16 out, natural-log
+// lse, float64's classes for empty rows. The family's decode formula with many rows a sequence.
 #include "prompt_contract.cuh"
+#include "prompt_sm90a.cuh"
 
 namespace {
 using kc::attention::Cache;
 using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+// The wgmma form where this unit's loaded image holds it (sm_90a; KC_CUDA_NO_WGMMA=1 says no, so
+// the mma.sync form can be checked on an H200 too).
+bool use_wgmma() {
+  static const bool yes = kc::gemm90::image_has_wgmma();
+  return yes;
+}
 
 void prepare() {
   try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
@@ -14,31 +23,40 @@ void prepare() {
     kc::attn_cu::prepare_prompt<256, kc::attn_cu::kPromptNone>();
   } catch (const std::exception&) {
   }
+  if (use_wgmma()) (void)kc::attn_cu::prepare_prompt90<64>(), (void)kc::attn_cu::prepare_prompt90<128>();
 }
 
-// d: the served head dim (its key tile, prompt_keys); 64 and 128 share one envelope.
+// d: the served head dim; 64 and 128 share one envelope and a kernel form (wgmma where the image has
+// it), 256 is mma.sync's with its 32-key tiles.
 kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window, int d = 64) {
   prepare();
+  const bool wg = d != 256 && use_wgmma();
+  const char* instr = wg ? kc::attn_cu::kWgmma : kc::attn_cu::kMma;
   kc::attention::Steps st;
   st.p = kc::attention::PRound::bf16;
-  st.dot_depth = kc::attn_cu::score_depth;
+  st.dot_depth = [instr](const kc::Shape& s) { return kc::cu::tc_depth(instr, long(s["d"])); };
+  const int keys = wg ? kc::attn_cu::kKeys90 : kc::attn_cu::prompt_keys(d);
+  std::vector<std::string> launches = {"attention/prompt/d256"};
+  if (d != 256) launches = wg ? std::vector<std::string>{"attention/prompt/wgmma_d64", "attention/prompt/wgmma_d128"}
+                              : std::vector<std::string>{"attention/prompt/d64", "attention/prompt/d128"};
   return kc::attention::prompt(cache, kc::DType::bf16, st, page)
       .served(std::move(served))
-      .tile("keys", kc::attn_cu::prompt_keys(d), 1, 1)
-      .tile("rows", kc::attn_cu::kPromptRows, 1, 1)  // gate 3 runs the query block's edges
-      .range("d", d == 256 ? 256 : 64, 64)             // head dims of 64 and 128, or 256
+      .tile("keys", keys, 1, 1)
+      .tile("rows", wg ? kc::attn_cu::kRows90 : kc::attn_cu::kPromptRows, 1, 1)  // gate 3 runs the query block's edges
+      .range("d", d == 256 ? 256 : 64, 64)                                        // head dims of 64 and 128, or 256
       .sums(kc::DType::f32,
-            [window](const kc::Shape& s) {
-              return kc::attn_cu::prompt_key_depth(window ? std::min(s["keys"], s["window"]) : s["keys"],
-                                                   int(s["d"]));
+            [window, instr, keys](const kc::Shape& s) {
+              return kc::attn_cu::prompt_key_depth(window ? std::min(s["keys"], s["window"]) : s["keys"], keys, instr);
             },
             1)
       .ulp("expf (CUDA's stated bound)", 2)
       .ulp("logf (CUDA's stated bound)", 1)
-      .launches(d == 256 ? std::vector<std::string>{"attention/prompt/d256"}
-                         : std::vector<std::string>{"attention/prompt/d64", "attention/prompt/d128"})
-      .launch([cache, page](const kc::Buffers& b) {
-        kc::attn_cu::launch_prompt(kc::attn_cu::prompt_args(b, cache, page), int(b.shape()["d"]), kc::cu::stream_of(b));
+      .launches(std::move(launches))
+      .note(wg ? "wgmma kernel (sm_90a image)" : "mma.sync kernel")
+      .launch([cache, page, wg](const kc::Buffers& b) {
+        const kc::attn_cu::PromptArgs a = kc::attn_cu::prompt_args(b, cache, page);
+        if (wg) kc::attn_cu::launch_prompt90(a, int(b.shape()["d"]), kc::cu::stream_of(b));
+        else kc::attn_cu::launch_prompt(a, int(b.shape()["d"]), kc::cu::stream_of(b));
       });
 }
 
@@ -83,3 +101,6 @@ KC_KERNEL("attention/prompt/linear_d256_bf16", cuda) {
 KC_CUDA_LAUNCH("attention/prompt/d64", (kc_attn_prompt<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<64>);
 KC_CUDA_LAUNCH("attention/prompt/d128", (kc_attn_prompt<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<128>);
 KC_CUDA_LAUNCH("attention/prompt/d256", (kc_attn_prompt<256, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<256>);
+// The wgmma form is in every image, its body only in sm_90a's: only=90 in launches.tsv.
+KC_CUDA_LAUNCH("attention/prompt/wgmma_d64", (kc_attn_prompt90<64>), kc::attn_cu::kThreads90, kc::attn_cu::kSmem90<64>);
+KC_CUDA_LAUNCH("attention/prompt/wgmma_d128", (kc_attn_prompt90<128>), kc::attn_cu::kThreads90, kc::attn_cu::kSmem90<128>);

@@ -23,14 +23,15 @@ inline PromptArgs prompt_args(const kc::Buffers& b, kc::attention::Cache cache, 
   return a;
 }
 
-// A row's longest key-sum chain over `span` keys at head dim d (a score's is cuda_depth.cuh's
-// score_depth): o is P V on the tensor cores over its keys (tc_depth of the mma) plus a rescale a
-// tile (span / T + 2 tiles at most, T = prompt_keys(d)); l, on the CUDA cores, adds a tile's T / 4 p
-// a thread and 2 shuffles, then a rescale and an add a tile; + 1 for the product's rounding. (The
-// CUDA-core P V of a tile whose V is not finite runs in gate 1 alone, where no range is checked.)
-inline double prompt_key_depth(int64_t span, int d) {
-  const int64_t t = prompt_keys(d);
-  return kc::cu::tc_depth(kMma, long(span)) + double(2 * (span / t + 2) + t / 4 + 3);
+inline constexpr const char* kWgmma = "wgmma.m64n8k16.bf16";  // the measured rule of every wgmma form
+
+// A row's longest key-sum chain over `span` keys in tiles of t (a score's is tc_depth of the
+// instruction over d): o is P V on the tensor cores over its keys (tc_depth of `instr`) plus a
+// rescale a tile (span / t + 2 tiles at most); l, on the CUDA cores, adds a tile's t / 4 p a thread
+// and 2 shuffles, then a rescale and an add a tile; + 1 for the product's rounding. (The CUDA-core
+// P V of a tile whose V is not finite runs in gate 1 alone, where no range is checked.)
+inline double prompt_key_depth(int64_t span, int64_t t, const char* instr = kMma) {
+  return kc::cu::tc_depth(instr, long(span)) + double(2 * (span / t + 2) + t / 4 + 3);
 }
 
 }  // namespace kc::attn_cu
