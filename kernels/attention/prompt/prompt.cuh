@@ -22,6 +22,7 @@
 #include <string>
 
 #include "../cuda_launch.cuh"  // cuda_attention.cuh's helpers, check_launch
+#include "prompt_tile.cuh"
 
 namespace kc::attn_cu {
 
@@ -55,9 +56,6 @@ template <int D> __device__ __forceinline__ long prompt_kv(const PromptArgs& a, 
                                      : long(s) * a.slots + j;
   return (row * a.kv_heads + h) * D;
 }
-__device__ __forceinline__ bool nonfinite2(uint32_t w) {  // either bf16 of the pair Inf or NaN
-  return (w & 0x7f800000u) == 0x7f800000u || (w & 0x7f80u) == 0x7f80u;
-}
 
 }  // namespace kc::attn_cu
 
@@ -79,14 +77,8 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
   __syncthreads();
   if (tid < kPromptRows) {
     int lo = 0, end = 0;
-    if (r0 + tid < a.rows) {
-      const int p = a.pos[s * a.rows + r0 + tid];
-      if (p >= 0 && len > 0) {
-        lo = a.window > 0 ? max(0, p - a.window + 1) : 0;
-        end = max(lo, min(p + 1, len));
-        if (F == kPromptPastEdge && end > lo) end += 1;
-      }
-    }
+    if (r0 + tid < a.rows) row_span<0>(len, a.pos[s * a.rows + r0 + tid], a.window, lo, end);
+    if (F == kPromptPastEdge && end > lo) end += 1;
     s_lo[tid] = lo, s_end[tid] = end;
     if (end > lo) atomicMin(&s_blo, lo), atomicMax(&s_bend, end), atomicMax(&s_flo, lo), atomicMin(&s_fend, end);
   }
@@ -185,47 +177,12 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
         mma_bf16(sc[2 * np + 1], qf, b[2], b[3]);
       }
     }
-    float wm[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int rr = e >> 1, j = t0 + nt * 8 + 2 * quad + (e & 1);
-        bool vis = j >= lo_r[rr] && j < end_r[rr];
-        if (F == kPromptPadLane) vis = vis || (j >= len && j < pad_end && end_r[rr] == len);
-        sc[nt][e] = vis ? sc[nt][e] * a.sc : -INFINITY;
-        wm[rr] = nan_max(wm[rr], sc[nt][e]);
-      }
-    float alpha[2], c[2], ps[2] = {0.f, 0.f};
-#pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {  // the row's max over its quad, the rescale where it moved
-      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 1));
-      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 2));
-      const float mnew = nan_max(m[rr], wm[rr]);
-      c[rr] = mnew == -INFINITY ? 0.f : mnew;  // nothing to overflow: shift by 0
-      alpha[rr] = mnew == m[rr] ? 1.f : expf(m[rr] - c[rr]);
-      m[rr] = mnew;
-    }
-    // P: fp32 into l, bf16 as P V's A operand (the S accumulators' layout is the A fragment's).
     uint32_t pa[NT / 2][4];
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int rr = 0; rr < 2; ++rr) {
-        const float x0 = sc[nt][2 * rr], x1 = sc[nt][2 * rr + 1];
-        const float p0 = x0 == -INFINITY ? 0.f : expf(x0 - c[rr]), p1 = x1 == -INFINITY ? 0.f : expf(x1 - c[rr]);
-        ps[rr] += p0 + p1;
-        pa[nt / 2][(nt % 2) * 2 + rr] = pack_bf16(p0, p1);
-      }
-#pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {
-      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 1);
-      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 2);
-      l[rr] = l[rr] * alpha[rr] + ps[rr];
-    }
-#pragma unroll
-    for (int nt = 0; nt < NO; ++nt) acc[nt][0] *= alpha[0], acc[nt][1] *= alpha[0], acc[nt][2] *= alpha[1], acc[nt][3] *= alpha[1];
-
+    prompt_softmax<NT, NO>(sc, acc, t0, quad, a.sc, [&](int rr, int j) {
+      bool vis = j >= lo_r[rr] && j < end_r[rr];
+      if (F == kPromptPadLane) vis = vis || (j >= len && j < pad_end && end_r[rr] == len);
+      return vis;
+    }, m, l, pa);
     if (!slow) {  // O += P V on the tensor cores
 #pragma unroll
       for (int ks = 0; ks < NT / 2; ++ks)
@@ -236,50 +193,14 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads, 1) kc_attn_prompt(kc::a
           mma_bf16(acc[2 * np], pa[ks], b[0], b[1]);
           mma_bf16(acc[2 * np + 1], pa[ks], b[2], b[3]);
         }
-    } else {  // an Inf or NaN in V of a key some row may not see: each row adds its visible keys
-      // alone (a masked key's 0 * Inf would be NaN); key j's p is in the register of the quad's
-      // lane (j % 8) / 2, its half j % 2.
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
-#pragma unroll 1
-        for (int jj = 0; jj < 8; ++jj) {
-          const int j = t0 + nt * 8 + jj;
-          float p[2];
-          bool vis[2];
-#pragma unroll
-          for (int rr = 0; rr < 2; ++rr) {
-            const uint32_t w = __shfl_sync(0xffffffffu, pa[nt / 2][(nt % 2) * 2 + rr], (lane & ~3) | (jj / 2));
-            p[rr] = jj & 1 ? hi16(w) : lo16(w);
-            vis[rr] = j >= lo_r[rr] && j < end_r[rr];
-          }
-          if (!vis[0] && !vis[1]) continue;
-#pragma unroll
-          for (int no = 0; no < NO; ++no) {
-            uint32_t v;
-            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(vb + swz_row<D>(j - t0, no) + 4 * quad));
-#pragma unroll
-            for (int rr = 0; rr < 2; ++rr)
-              if (vis[rr]) {
-                acc[no][2 * rr] = fmaf(p[rr], lo16(v), acc[no][2 * rr]);
-                acc[no][2 * rr + 1] = fmaf(p[rr], hi16(v), acc[no][2 * rr + 1]);
-              }
-          }
-        }
+    } else {  // an Inf or NaN in V of a key some row may not see
+      prompt_pv_rows<NT, NO>(acc, pa, t0, lane, lo_r, end_r, [&](int r, int c) { return vb + swz_row<D>(r, c); });
     }
   }
   cp_wait<0>();
 
-  // out = acc / l (a row of no weight: 0 / 0, NaN, as float64), lse = c + log l.
-#pragma unroll
-  for (int rr = 0; rr < 2; ++rr) {
-    const long at = row_at(rr);
-    if (at < 0) continue;
-#pragma unroll
-    for (int nt = 0; nt < NO; ++nt)
-      *reinterpret_cast<uint32_t*>(a.out + at * D + nt * 8 + 2 * quad) =
-          pack_bf16(acc[nt][2 * rr] / l[rr], acc[nt][2 * rr + 1] / l[rr]);
-    if (quad == 0) a.lse[at] = (m[rr] == -INFINITY ? 0.f : m[rr]) + logf(l[rr]);
-  }
+  const long at[2] = {row_at(0), row_at(1)};
+  prompt_store<D>(a.out, a.lse, at, quad, acc, m, l);
 }
 
 namespace kc::attn_cu {

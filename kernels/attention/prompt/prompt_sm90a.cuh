@@ -59,44 +59,51 @@ __device__ __forceinline__ bool wg_any(bool v, int id) {
   return r != 0;
 }
 __device__ __forceinline__ void wg_bar(int id) { asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory"); }
+// Waits for every wgmma of this warpgroup; the accumulators are written by the async unit, so the
+// compiler may not move their uses above the wait.
+template <int N> __device__ __forceinline__ void wg_wait_all(float (&d)[N][4]) {
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i][0]), "+f"(d[i][1]), "+f"(d[i][2]), "+f"(d[i][3])::"memory");
+}
 
 // One wgmma m64n64k16 of a warpgroup, A and B from shared memory, both K-major: d = A B^T + (scale_d ? d : 0).
-__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[32], uint64_t da, uint64_t db, int scale_d) {
+__device__ __forceinline__ void wgmma_ss_m64n64k16(float (&d)[8][4], uint64_t da, uint64_t db, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+        "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+        "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
       : "l"(da), "l"(db), "r"(scale_d));
 }
 // One wgmma m64n64k16 of a warpgroup, A from registers (a warp's 16 rows in mma.sync's A fragment),
 // B from shared memory N-major (imm-trans-b 1): d = A B + (scale_d ? d : 0).
-__device__ __forceinline__ void wgmma_rs_m64n64k16_nb(float (&d)[32], const uint32_t (&a)[4], uint64_t db, int scale_d) {
+__device__ __forceinline__ void wgmma_rs_m64n64k16_nb(float (&d)[8][4], const uint32_t (&a)[4], uint64_t db, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+        "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+        "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 // One wgmma m64n128k16 of a warpgroup, A from registers (a warp's 16 rows in mma.sync's A fragment),
 // B from shared memory N-major (imm-trans-b 1): d = A B + (scale_d ? d : 0).
-__device__ __forceinline__ void wgmma_rs_m64n128k16_nb(float (&d)[64], const uint32_t (&a)[4], uint64_t db, int scale_d) {
+__device__ __forceinline__ void wgmma_rs_m64n128k16_nb(float (&d)[16][4], const uint32_t (&a)[4], uint64_t db, int scale_d) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "+f"(d[0][0]), "+f"(d[0][1]), "+f"(d[0][2]), "+f"(d[0][3]), "+f"(d[1][0]), "+f"(d[1][1]), "+f"(d[1][2]), "+f"(d[1][3]),
+        "+f"(d[2][0]), "+f"(d[2][1]), "+f"(d[2][2]), "+f"(d[2][3]), "+f"(d[3][0]), "+f"(d[3][1]), "+f"(d[3][2]), "+f"(d[3][3]),
+        "+f"(d[4][0]), "+f"(d[4][1]), "+f"(d[4][2]), "+f"(d[4][3]), "+f"(d[5][0]), "+f"(d[5][1]), "+f"(d[5][2]), "+f"(d[5][3]),
+        "+f"(d[6][0]), "+f"(d[6][1]), "+f"(d[6][2]), "+f"(d[6][3]), "+f"(d[7][0]), "+f"(d[7][1]), "+f"(d[7][2]), "+f"(d[7][3]),
+        "+f"(d[8][0]), "+f"(d[8][1]), "+f"(d[8][2]), "+f"(d[8][3]), "+f"(d[9][0]), "+f"(d[9][1]), "+f"(d[9][2]), "+f"(d[9][3]),
+        "+f"(d[10][0]), "+f"(d[10][1]), "+f"(d[10][2]), "+f"(d[10][3]), "+f"(d[11][0]), "+f"(d[11][1]), "+f"(d[11][2]), "+f"(d[11][3]),
+        "+f"(d[12][0]), "+f"(d[12][1]), "+f"(d[12][2]), "+f"(d[12][3]), "+f"(d[13][0]), "+f"(d[13][1]), "+f"(d[13][2]), "+f"(d[13][3]),
+        "+f"(d[14][0]), "+f"(d[14][1]), "+f"(d[14][2]), "+f"(d[14][3]), "+f"(d[15][0]), "+f"(d[15][1]), "+f"(d[15][2]), "+f"(d[15][3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(scale_d));
 }
 
@@ -127,13 +134,7 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads90, 1) kc_attn_prompt90(k
   __syncthreads();
   if (tid < kRows90) {
     int lo = 0, end = 0;
-    if (r0 + tid < a.rows) {
-      const int p = a.pos[s * a.rows + r0 + tid];
-      if (p >= 0 && len > 0) {
-        lo = a.window > 0 ? max(0, p - a.window + 1) : 0;
-        end = max(lo, min(p + 1, len));
-      }
-    }
+    if (r0 + tid < a.rows) row_span<0>(len, a.pos[s * a.rows + r0 + tid], a.window, lo, end);
     s_lo[tid] = lo, s_end[tid] = end;
     if (end > lo) atomicMin(&s_blo, lo), atomicMax(&s_bend, end), atomicMax(&s_flo, lo), atomicMin(&s_fend, end);
   }
@@ -187,9 +188,9 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads90, 1) kc_attn_prompt90(k
   int lo_r[2], end_r[2];
 #pragma unroll
   for (int rr = 0; rr < 2; ++rr) lo_r[rr] = s_lo[row_w + rr * 8], end_r[rr] = s_end[row_w + rr * 8];
-  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, acc[NO * 4];
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f}, acc[NO][4];
 #pragma unroll
-  for (int i = 0; i < NO * 4; ++i) acc[i] = 0.f;
+  for (int nt = 0; nt < NO; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.f;
 
   for (int it = 0; it < ntiles; ++it) {
     const int st = it % NS, t0 = tfirst + it * T;
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads90, 1) kc_attn_prompt90(k
     }
 
     // S = q K^T over the tile's 64 keys (fp32 accumulators, zero at the first k-step).
-    float sc[NT * 4];
+    float sc[NT][4];
     kc::gemm90::wg_fence();
 #pragma unroll
     for (int kk = 0; kk < KD; ++kk) {
@@ -220,48 +221,11 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads90, 1) kc_attn_prompt90(k
       wgmma_ss_m64n64k16(sc, kc::gemm90::desc128(qb + off), kc::gemm90::desc128(kb + off), kk > 0);
     }
     kc::gemm90::wg_commit();
-    kc::gemm90::wg_wait<0>(sc);
+    wg_wait_all(sc);
 
-    float wm[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int rr = e >> 1, j = t0 + nt * 8 + 2 * quad + (e & 1);
-        const bool vis = j >= lo_r[rr] && j < end_r[rr];
-        sc[nt * 4 + e] = vis ? sc[nt * 4 + e] * a.sc : -INFINITY;
-        wm[rr] = nan_max(wm[rr], sc[nt * 4 + e]);
-      }
-    float alpha[2], c[2], ps[2] = {0.f, 0.f};
-#pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {  // the row's max over its quad, the rescale where it moved
-      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 1));
-      wm[rr] = nan_max(wm[rr], __shfl_xor_sync(0xffffffffu, wm[rr], 2));
-      const float mnew = nan_max(m[rr], wm[rr]);
-      c[rr] = mnew == -INFINITY ? 0.f : mnew;
-      alpha[rr] = mnew == m[rr] ? 1.f : expf(m[rr] - c[rr]);
-      m[rr] = mnew;
-    }
     uint32_t pa[NT / 2][4];
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int rr = 0; rr < 2; ++rr) {
-        const float x0 = sc[nt * 4 + 2 * rr], x1 = sc[nt * 4 + 2 * rr + 1];
-        const float p0 = x0 == -INFINITY ? 0.f : expf(x0 - c[rr]), p1 = x1 == -INFINITY ? 0.f : expf(x1 - c[rr]);
-        ps[rr] += p0 + p1;
-        pa[nt / 2][(nt % 2) * 2 + rr] = pack_bf16(p0, p1);
-      }
-#pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {
-      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 1);
-      ps[rr] += __shfl_xor_sync(0xffffffffu, ps[rr], 2);
-      l[rr] = l[rr] * alpha[rr] + ps[rr];
-    }
-#pragma unroll
-    for (int nt = 0; nt < NO; ++nt)
-      acc[nt * 4] *= alpha[0], acc[nt * 4 + 1] *= alpha[0], acc[nt * 4 + 2] *= alpha[1], acc[nt * 4 + 3] *= alpha[1];
-
+    prompt_softmax<NT, NO>(sc, acc, t0, quad, a.sc, [&](int rr, int j) { return j >= lo_r[rr] && j < end_r[rr]; }, m,
+                           l, pa);
     if (!slow) {  // O += P V on the tensor cores, V N-major: keys ks * 16 .. + 15 from row ks * 16
       kc::gemm90::wg_fence();
 #pragma unroll
@@ -271,51 +235,21 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads90, 1) kc_attn_prompt90(k
         else wgmma_rs_m64n128k16_nb(acc, pa[ks], dv, 1);
       }
       kc::gemm90::wg_commit();
-      kc::gemm90::wg_wait<0>(acc);
-    } else {  // each row over its visible keys alone; key j's p from its quad's lane (j % 8) / 2
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
-#pragma unroll 1
-        for (int jj = 0; jj < 8; ++jj) {
-          const int r = nt * 8 + jj, j = t0 + r;
-          float p[2];
-          bool vis[2];
-#pragma unroll
-          for (int rr = 0; rr < 2; ++rr) {
-            const uint32_t w = __shfl_sync(0xffffffffu, pa[nt / 2][(nt % 2) * 2 + rr], (lane & ~3) | (jj / 2));
-            p[rr] = jj & 1 ? hi16(w) : lo16(w);
-            vis[rr] = j >= lo_r[rr] && j < end_r[rr];
-          }
-          if (!vis[0] && !vis[1]) continue;
-#pragma unroll
-          for (int no = 0; no < NO; ++no) {
-            uint32_t v;
-            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(vb + swz(r, no) + 4 * quad));
-#pragma unroll
-            for (int rr = 0; rr < 2; ++rr)
-              if (vis[rr]) {
-                acc[no * 4 + 2 * rr] = fmaf(p[rr], lo16(v), acc[no * 4 + 2 * rr]);
-                acc[no * 4 + 2 * rr + 1] = fmaf(p[rr], hi16(v), acc[no * 4 + 2 * rr + 1]);
-              }
-          }
-        }
+      wg_wait_all(acc);
+    } else {  // an Inf or NaN in V of a key some row may not see
+      prompt_pv_rows<NT, NO>(acc, pa, t0, lane, lo_r, end_r, [&](int r, int c) { return vb + swz(r, c); });
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(smem_u32(&s_empty[st]));  // this warp is done with the stage
   }
 
-  // out = acc / l (a row of no weight: 0 / 0, NaN, as float64), lse = c + log l.
+  long at[2];
 #pragma unroll
   for (int rr = 0; rr < 2; ++rr) {
     const int r = r0 + row_w + rr * 8;
-    if (r >= a.rows) continue;
-    const long at = (long(s) * a.rows + r) * q_heads + hq;
-#pragma unroll
-    for (int nt = 0; nt < NO; ++nt)
-      *reinterpret_cast<uint32_t*>(a.out + at * D + nt * 8 + 2 * quad) =
-          pack_bf16(acc[nt * 4 + 2 * rr] / l[rr], acc[nt * 4 + 2 * rr + 1] / l[rr]);
-    if (quad == 0) a.lse[at] = (m[rr] == -INFINITY ? 0.f : m[rr]) + logf(l[rr]);
+    at[rr] = r < a.rows ? (long(s) * a.rows + r) * q_heads + hq : -1;
   }
+  prompt_store<D>(a.out, a.lse, at, quad, acc, m, l);
 #else
   __trap();  // built for sm_90a only
 #endif
