@@ -14,8 +14,8 @@
 #      cuBLAS, prompt GEMM and affine tiles against cuBLAS, decode attention against copy bandwidth,
 #      PyTorch's SDPA backends and FlexAttention, prompt attention against the same peers, the FP8
 #      GEMM against torch._scaled_mm and the FP8 and FP4 GEMVs against copy bandwidth.
-# The whole contract took about 6 minutes on the H200's host (the eighteen affine/qmm entries at
-# 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
+# The CUDA backend's contract alone (--backend cuda) took 459 s on the H200's host (the eighteen
+# affine/qmm entries at 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
 # benchmark's.
 # Run from the repository root on the GPU machine:  scripts/h200_all.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200, configured -DKC_CUDA_SMS=90a) holds bin/kernel-contract,
