@@ -53,10 +53,10 @@ for r in "$old" "$new" both; do
   log=$("$tool" --launches "$here/launches.tsv" --records check "${dirs[@]}" 2>&1) || rc=$?
   echo "$log" | grep -E '^(NOTE cuda records|LIMITS|ERROR)'
   [ $rc = 0 ] || fail "audit of nvcc $r images exited $rc"
-  echo "$log" | grep -q '^LIMITS cuda: .* 0 limit problems' || fail "audit of nvcc $r images: no '0 limit problems' line"
+  grep -q '^LIMITS cuda: .* 0 limit problems' <<<"$log" || fail "audit of nvcc $r images: no '0 limit problems' line"
   for x in "$old" "$new"; do
     [ "$r" = both ] || [ "$r" = "$x" ] || continue
-    echo "$log" | grep -q "^NOTE cuda records: images of nvcc $x (Cuda compilation tools, release $x, V.*) checked against its own set nvcc-$x.txt" ||
+    grep -q "^NOTE cuda records: images of nvcc $x (Cuda compilation tools, release $x, V.*) checked against its own set nvcc-$x.txt" <<<"$log" ||
       fail "audit of nvcc $r images does not say nvcc $x was checked against its own set nvcc-$x.txt"
   done
 done
@@ -66,8 +66,8 @@ rm "check/nvcc-$new.txt"
 rc=0
 log=$("$tool" --launches "$here/launches.tsv" --records check "out/$new" 2>&1) || rc=$?
 [ $rc = 1 ] || fail "nvcc $new images without their set: exit $rc, want 1"
-echo "$log" | grep -q "^ERROR stale record for .* (nvcc $new, checked against nvcc-$old.txt, the newest set, below $new" ||
-  fail "nvcc $new images without their set show no stale record against nvcc-$old.txt"
-echo "$log" | grep -q "nvcc $new has no set of its own: write nvcc-$new.txt with .*--write-records check" ||
-  fail "the stale records do not name the command that writes nvcc-$new.txt"
+grep -q "^ERROR stale record for .* (nvcc $new, checked against nvcc-$old.txt, the newest set, below $new" <<<"$log" ||
+  { echo "$log"; fail "nvcc $new images without their set show no stale record against nvcc-$old.txt (the audit's output is above)"; }
+grep -q "nvcc $new has no set of its own: write nvcc-$new.txt with .*--write-records check" <<<"$log" ||
+  { echo "$log"; fail "the stale records do not name the command that writes nvcc-$new.txt (the audit's output is above)"; }
 echo "limits_releases: nvcc $old and $new images each checked against their own set on sm_$sm; $new without its set is stale"
