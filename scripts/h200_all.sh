@@ -15,8 +15,8 @@
 #      PyTorch's SDPA backends and FlexAttention, prompt attention against the same peers, the FP8
 #      GEMM against torch._scaled_mm and the FP8 and FP4 GEMVs against copy bandwidth.
 # The CUDA backend's contract alone (--backend cuda) took 459 s on the H200's host (the eighteen
-# affine/qmm entries at 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit, KC_BENCH_TIMEOUT each
-# benchmark's.
+# affine/qmm entries at 8,192 x 16,384 x 16,384 are most of it); KC_CONTRACT_TIMEOUT sets its limit,
+# KC_BENCH_TIMEOUT each benchmark's.
 # Run from the repository root on the GPU machine:  scripts/h200_all.sh [BUILD_DIR] [OUT_DIR]
 # BUILD_DIR (default build-h200, configured -DKC_CUDA_SMS=90a) holds bin/kernel-contract,
 # bin/planted-contract, bin/cuda_tests and the benchmarks bin/bench_rows, bin/bench_dense,
@@ -44,9 +44,9 @@ step planted 120 "$B/bin/planted-contract" --backend cuda --no-limits --timeout 
 grep -E "^(ERROR|FAIL|GREEN|RED)|fresh process|SUMMARY" "$O/planted.log" | cut -c1-300
 
 KC_CUDA_NO_WGMMA=1 step mma_sync 300 "$B/bin/kernel-contract" --only dense --backend cuda
+grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
 KC_CUDA_NO_WGMMA=1 step mma_sync_prompt 120 "$B/bin/kernel-contract" --only attention/prompt --backend cuda --no-limits
 grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync_prompt.log" | cut -c1-400
-grep -E "^(FAIL|ERROR|GREEN|FIXED)|SUMMARY" "$O/mma_sync.log" | cut -c1-400
 
 for tool in racecheck synccheck; do
   step "$tool" 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$B/bin/cuda_tests" --gtest_filter='Qmv90.*'
