@@ -9,8 +9,9 @@ std::vector<LaunchFn>& launch_fns() {
 }
 
 LaunchRegistrar::LaunchRegistrar(const char* name, const void* fn, const char* source, int threads,
-                                 size_t dyn_smem, const char* file, int line) {
-  launch_fns().push_back(LaunchFn{name, fn, source, threads, dyn_smem, file, line});
+                                 unsigned long dyn_smem, LaunchOpts opts, const char* file, int line) {
+  launch_fns().push_back(
+      LaunchFn{name, fn, source, threads, dyn_smem, opts.cluster, opts.flags ? opts.flags : "-", file, line});
 }
 
 std::string LaunchFn::symbol() const {

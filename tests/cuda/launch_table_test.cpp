@@ -56,7 +56,7 @@ std::map<std::string, Row> tsv_rows() {
 std::string base_name(const std::string& s) { return s.substr(0, s.find('<')); }
 
 TEST(LaunchTable, SymbolOfASourceName) {
-  kc::cuda::LaunchFn f{"x", nullptr, "(kc_rms_norm_vec<Bf16Out, 1>)", 256, 0, "f", 1};
+  kc::cuda::LaunchFn f{"x", nullptr, "(kc_rms_norm_vec<Bf16Out, 1>)", 256, 0, 1, "-", "f", 1};
   EXPECT_EQ(f.symbol(), "kc_rms_norm_vec");
   f.source = "kc_row_sum";
   EXPECT_EQ(f.symbol(), "kc_row_sum");

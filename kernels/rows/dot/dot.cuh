@@ -7,6 +7,19 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// Rows a thread takes: two at prompt sizes, where a warp takes a row (rows_a_thread = 1 or 2 forces
+// one or two, to compare in the benchmark). The contract's pick reads the same rule.
+inline int dot_rows_a_thread(int rows, int cols, int tpr = 0, int rows_a_thread = 0) {
+  if (rows_a_thread) return rows_a_thread;
+  return fast_shape(cols, loop_tpr(rows, cols, tpr)).tpr == 32 && rows >= kWarpRowsFrom ? 2 : 1;
+}
+// The launcher dot.cu exports to the contract (cuda.cpp): bf16 x [rows, cols] and w [cols], fp32 y
+// [rows], on the harness's stream.
+void row_dot_f32(const void* x, const void* w, float* y, int rows, int cols, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 template <int R>
 __global__ void __launch_bounds__(256)
 kc_row_dot(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __restrict__ y, int rows, int cols,
@@ -55,12 +68,6 @@ kc_row_dot(const kc_u4* __restrict__ x, const kc_u4* __restrict__ w, float* __re
 }
 
 namespace kc::cu {
-// Rows a thread takes: two at prompt sizes, where a warp takes a row (rows_a_thread = 1 or 2 forces
-// one or two, to compare in the benchmark). The contract's pick reads the same rule.
-inline int dot_rows_a_thread(int rows, int cols, int tpr = 0, int rows_a_thread = 0) {
-  if (rows_a_thread) return rows_a_thread;
-  return fast_shape(cols, loop_tpr(rows, cols, tpr)).tpr == 32 && rows >= kWarpRowsFrom ? 2 : 1;
-}
 inline void launch_row_dot(const void* x, const void* w, float* y, int rows, int cols, cudaStream_t st, int tpr = 0,
                            int rows_a_thread = 0) {
   const RowShape s = fast_shape(cols, loop_tpr(rows, cols, tpr));
@@ -74,3 +81,4 @@ inline void launch_row_dot(const void* x, const void* w, float* y, int rows, int
   }
 }
 }  // namespace kc::cu
+#endif

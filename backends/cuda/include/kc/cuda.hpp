@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kc/cuda_launch.hpp"
 #include "kc/registry.hpp"
 
 namespace kc::cuda {
@@ -51,6 +52,8 @@ struct LaunchFn {
   std::string source;   // the function as written, e.g. "(kc_rms_norm_vec<float, 1>)"
   int threads;          // threads a block, at most
   size_t dyn_smem;      // dynamic shared bytes, at most
+  int cluster;          // thread blocks a cluster (1: none)
+  std::string flags;    // gate 5's flags ("-": none)
   const char* file;
   int line;
   // The source name without namespace-free template arguments and parentheses: "kc_rms_norm_vec".
@@ -60,15 +63,4 @@ struct LaunchFn {
 // Every KC_CUDA_LAUNCH in this executable, in registration order.
 std::vector<LaunchFn>& launch_fns();
 
-struct LaunchRegistrar {
-  LaunchRegistrar(const char* name, const void* fn, const char* source, int threads, size_t dyn_smem,
-                  const char* file, int line);
-};
-
 }  // namespace kc::cuda
-
-#define KC_CUDA_LAUNCH_I(NAME, FN, THREADS, DYN, ID)                                          \
-  static const ::kc::cuda::LaunchRegistrar KC_CAT(kc_cuda_launch_, ID)(                       \
-      NAME, reinterpret_cast<const void*>(FN), #FN, THREADS, DYN, __FILE__, __LINE__)
-// Registers one kernel function under a launch name. Wrap a template-id in parentheses.
-#define KC_CUDA_LAUNCH(NAME, FN, THREADS, DYN) KC_CUDA_LAUNCH_I(NAME, FN, THREADS, DYN, __COUNTER__)
