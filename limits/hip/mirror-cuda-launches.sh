@@ -5,7 +5,8 @@
 # --check writes nothing and fails (naming the file) when a hip launches.tsv differs from what it
 # would write: the test suite runs it, so a CUDA launch added without its HIP row is caught.
 # For each folder holding *.hip files, every `#include "<path>"` that names a .cu/.cuh gives the CUDA
-# launches.tsv beside that path; each cuda row becomes
+# launches.tsv beside that path (only the rows of the launches that file declares itself, where it
+# declares any with a literal name); each cuda row becomes
 #   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
 # (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses), plus
 # the scratch=<bytes> budget the hip row already declares, if any. A row for one CUDA SM only
@@ -31,9 +32,13 @@ for d in "${dirs[@]}"; do
     [ -f "$src" ] || { echo "mirror: $h includes $inc but $src does not exist" >&2; exit 1; }
     rel=${h%.hip}
     image=${rel//\//.}
-    rows+=$(awk -v image="$image" -v budgets="$budgets" '
-      BEGIN { n = split(budgets, b, "\n"); for (i = 1; i <= n; ++i) { split(b[i], kv, " "); keep[kv[1]] = kv[2] } }
-      $1 == "cuda" && $NF !~ /(^|,)only=/ {
+    # The included file's own KC_CUDA_LAUNCH names, where it declares its launches itself (one
+    # control of a folder that holds several): only those rows. Else every row of the folder.
+    own=$(grep -o 'KC_CUDA_LAUNCH("[^"]*",' "$d/$inc" | sed 's/.*("//; s/",$//' | tr '\n' ' ' || true)
+    rows+=$(awk -v image="$image" -v budgets="$budgets" -v own="$own" '
+      BEGIN { n = split(budgets, b, "\n"); for (i = 1; i <= n; ++i) { split(b[i], kv, " "); keep[kv[1]] = kv[2] }
+              m = split(own, o, " "); for (i = 1; i <= m; ++i) mine[o[i]] = 1 }
+      $1 == "cuda" && $NF !~ /(^|,)only=/ && (m == 0 || ($2 in mine)) {
         sym = $3; for (i = 4; i <= NF - 4; ++i) sym = sym " " $i
         gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
         if (sym ~ /^\(.*\)$/) sym = substr(sym, 2, length(sym) - 2)
