@@ -1,5 +1,5 @@
-// Gate 5 (CUDA) readers against kernels compiled for every served SM during this test run
-// (tests/limits/fixtures/forced.cu, built by the limits_fixtures test): the numbers must be what the
+// Gate 5 (CUDA) readers against kernels compiled for every served SM by the build
+// (tests/limits/fixtures/forced.cu, the kc_limits_fixtures target): the numbers must be what the
 // sources force and what ptxas -v reported, in every container, and hostile edits of those files
 // must give clear errors, never a crash.
 #include <gtest/gtest.h>
@@ -38,8 +38,8 @@ std::string fixtures() {
 #define NEED_FIXTURES()                                                                                 \
   if (std::getenv("KC_LIMITS_NO_NVCC")) GTEST_SKIP() << "nvcc was not found at configure time: no CUDA fixtures to read"; \
   if (fixtures().empty() || !fs::exists(fixtures() + "/forced.o"))                                       \
-    FAIL() << "KC_LIMITS_FIXTURES is not set or holds no forced.o: run under CTest, which builds them " \
-              "(limits_fixtures)";
+    FAIL() << "KC_LIMITS_FIXTURES is not set or holds no forced.o: run under CTest, after the build made them " \
+              "(the kc_limits_fixtures target)";
 
 std::string path(const std::string& f) { return fixtures() + "/" + f; }
 

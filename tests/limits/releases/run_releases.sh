@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest limits_releases: compiles probe.cu with two real nvcc releases from PyPI (scripts/nvcc_releases.sh
-# installs them under WORK, cached) and checks that
+# installs them in a cache outside the build folder) and checks that
 #   - the committed sets beside this script are what kernel-contract-limits --write-records writes now
 #     from those images (so they come from the compilers, not from a hand);
 #   - each release's images are checked against that release's own set, with 0 limit problems;
@@ -15,10 +15,14 @@ here=$root/tests/limits/releases
 old=13.0 new=13.5 sm=120
 fail() { echo "limits_releases: FAIL: $*"; exit 1; }
 
-mkdir -p "$work"
+# The releases' tools are cached outside the build folder (a fresh build or clone reuses them; set
+# KC_NVCC_CACHE to move it); a release is downloaded only where its pinned wheels are not there yet.
+tools=${KC_NVCC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kernel-contract/nvcc}
+mkdir -p "$tools" "$work"
+exec 9>"$tools/.lock" && flock 9  # one installer at a time (two build folders may test at once)
 cd "$work"
 rm -rf out derive check
-"$root/scripts/nvcc_releases.sh" --tools "$work/tools" --out out --sms "$sm" --src "$here/probe.cu" "$old" "$new" ||
+"$root/scripts/nvcc_releases.sh" --tools "$tools" --out out --sms "$sm" --src "$here/probe.cu" "$old" "$new" ||
   fail "scripts/nvcc_releases.sh could not install or compile with nvcc $old and $new (its message is above)"
 
 # Re-derive in a folder laid out as the committed one was written (relative names in the header).
@@ -37,7 +41,7 @@ diff -r "$here/records" derive/records ||
   fail "the committed sets in tests/limits/releases/records differ from what kernel-contract-limits writes now (run: $0 TOOL ROOT WORK --write)"
 [ -f "$here/records/nvcc-$new.txt" ] || fail "no set nvcc-$new.txt: the probe compiles the same with $old and $new on sm_$sm"
 for r in "$old" "$new"; do
-  v=$("$work/tools/$r/nvidia/cu13/bin/nvcc" --version | sed -n 's/.*, V\([0-9.]*\)$/\1/p')
+  v=$("$tools/$r/nvidia/cu13/bin/nvcc" --version | sed -n 's/.*, V\([0-9.]*\)$/\1/p')
   grep -qx "# Read from images of: Cuda compilation tools, release $r, V$v" "$here/records/nvcc-$r.txt" ||
     fail "nvcc-$r.txt's header does not name the compiler V$v"
 done
