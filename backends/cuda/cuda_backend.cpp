@@ -172,6 +172,7 @@ class CudaBackend final : public Backend {
   }
 
   // The dense and affine float64 references on this device (ref_f64.cu), while it is usable.
+  std::string launch_rows() const override { return cuda::launch_rows(); }
   const RefDevice* references() override {
     if (!absent().empty()) return nullptr;
     if (refs_.name.empty()) {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "kc/not_here.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
+#include "merge.hpp"
 #include "respawn.hpp"
 
 namespace kc {
@@ -82,6 +84,36 @@ static void keep_freed_memory() {
 #endif
 }
 
+// --launch-rows: every backend's derived rows (or one backend's) to a file, written aside and renamed so
+// that a reader never sees half of it.
+static int write_launch_rows(const std::string& path, const std::vector<Backend*>& backends, const std::string& only) {
+  std::string rows;
+  try {
+    for (auto* b : backends)
+      if (only.empty() || only == b->name()) rows += b->launch_rows();
+  } catch (const std::exception& e) {
+    std::cerr << "kernel-contract: --launch-rows: " << e.what() << "\n";
+    return exit_fail;
+  }
+  if (path == "-") {
+    std::cout << rows;
+    return exit_ok;
+  }
+  const std::string part = path + ".part";
+  {
+    std::ofstream out(part);
+    if (!(out << rows) || !(out.flush())) {
+      std::cerr << "kernel-contract: cannot write --launch-rows '" << path << "'\n";
+      return exit_usage;
+    }
+  }
+  if (std::rename(part.c_str(), path.c_str()) != 0) {
+    std::cerr << "kernel-contract: cannot write --launch-rows '" << path << "'\n";
+    return exit_usage;
+  }
+  return exit_ok;
+}
+
 int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned) {
   keep_freed_memory();
   CLI::App app{"kernel-contract: runs every registered kernel through the five gates of the contract\n"
@@ -118,6 +150,15 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
                  "the OpenCL device: its index among every platform's devices, or a part of its name (default: "
                  "the first GPU, else the first device; the same as KC_OPENCL_DEVICE)");
   app.add_option("--audit", opt.audit_paths, "binaries for gate 5 to read (default: this executable)");
+  std::string launch_rows_path;
+  app.add_option("--launch-rows", launch_rows_path,
+                 "run nothing: write gate 5's launch rows derived from this executable's launch declarations "
+                 "(KC_CUDA_LAUNCH) to FILE (- for standard output); the build writes them for gate 5");
+  std::vector<std::string> merge;
+  app.add_option("--merge", merge,
+                 "run nothing: read the JSON Lines reports of runs over disjoint entries (--reporter json --out, "
+                 "e.g. one a shard) and report them as one run, one SUMMARY a backend, with that run's exit code")
+      ->check(CLI::ExistingFile);
   app.add_flag("--in-process", opt.in_process,
                "run CPU entries in this process (for a debugger); by default they run in a fresh process this "
                "one supervises, so a kernel that crashes or hangs is reported by name and the run goes on");
@@ -176,6 +217,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     std::fflush(nullptr);
     std::_Exit(rc);  // a device's exit handlers could wait forever on a kernel that never returned
   }
+  if (!launch_rows_path.empty()) return write_launch_rows(launch_rows_path, backends, opt.backend);
   if (list) {
     int matched = 0;
     list_entries(opt, backends, matched);
@@ -212,6 +254,14 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
   }
   std::vector<Reporter*> rp;
   for (auto& r : reps) rp.push_back(r.get());
+  if (!merge.empty()) {
+    try {
+      return detail::merge_reports(merge, rp);
+    } catch (const std::exception& e) {
+      std::cerr << "kernel-contract: " << e.what() << "\n";
+      return exit_fail;
+    }
+  }
   try {
     RunResult res = run(opt, backends, rp);
     if (res.exit_code == exit_no_match) {

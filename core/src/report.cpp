@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 namespace kc {
 
 const char* status_name(Status s) {
@@ -43,6 +46,27 @@ std::string Summary::line() const {
   s += fmt::format(" limit_problems={} errors={}", limit_problems, errors);
   if (!absent.empty()) s += fmt::format(" absent=\"{}\"", absent);
   return s;
+}
+
+std::vector<EntryTime> slowest_entries(const std::vector<GateEvent>& events, size_t n) {
+  std::vector<EntryTime> all;
+  std::map<std::pair<std::string, std::string>, size_t> at;
+  for (const auto& e : events) {
+    if (e.gate == Gate::limits) continue;
+    auto [it, fresh] = at.emplace(std::make_pair(e.backend, e.entry), all.size());
+    if (fresh) all.push_back({e.backend, e.entry});
+    EntryTime& t = all[it->second];
+    t.seconds += e.seconds;
+    t.phases.inputs += e.phases.inputs;
+    t.phases.upload += e.phases.upload;
+    t.phases.kernel += e.phases.kernel;
+    t.phases.fetch += e.phases.fetch;
+    t.phases.reference += e.phases.reference;
+    t.phases.check += e.phases.check;
+  }
+  std::stable_sort(all.begin(), all.end(), [](const EntryTime& a, const EntryTime& b) { return a.seconds > b.seconds; });
+  if (all.size() > n) all.resize(n);
+  return all;
 }
 
 std::unique_ptr<Reporter> make_reporter(const std::string& name, std::ostream& out) {

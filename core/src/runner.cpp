@@ -354,6 +354,8 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
     out.summaries.push_back(s);
     if (s.errors || s.limit_problems) failed = true;
   }
+  const auto slowest = slowest_entries(out.events);
+  for (auto* r : reps) r->timings(slowest);
   for (auto* r : reps) r->end();
   if (!backend_seen) throw Error(fmt::format("unknown backend '{}'", opt.backend));
   out.exit_code = failed ? exit_fail : matched == 0 ? exit_no_match : exit_ok;

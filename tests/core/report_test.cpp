@@ -50,13 +50,13 @@ TEST(Report, JUnitIsValidXmlWithATestcasePerEntryAndGate) {
 }
 
 // The JSON report is JSON Lines: every line parses on its own, in order begin, backend, gate...,
-// summary, end, and the end repeats the summary.
+// summary, timings, end, and the end repeats the summary and the slowest entries.
 TEST(Report, JsonLinesParseAndCarryTheSummary) {
   std::string js = render("json", "toy/scale/ok");
   std::vector<nlohmann::json> lines;
   std::istringstream in(js);
   for (std::string l; std::getline(in, l);) lines.push_back(nlohmann::json::parse(l));
-  ASSERT_EQ(lines.size(), 8u) << js;  // begin, backend, 4 gates, summary, end
+  ASSERT_EQ(lines.size(), 9u) << js;  // begin, backend, 4 gates, summary, timings, end
   EXPECT_EQ(lines.front()["type"], "begin");
   EXPECT_EQ(lines[1]["type"], "backend");
   EXPECT_EQ(lines[1]["backend"], "cpu");
@@ -70,9 +70,19 @@ TEST(Report, JsonLinesParseAndCarryTheSummary) {
   EXPECT_EQ(s["kernels"], 1);
   EXPECT_EQ(s["kernels_passing"], 1);
   EXPECT_NE(s["line"].get<std::string>().find("SUMMARY backend=cpu"), std::string::npos);
-  EXPECT_EQ(lines[7]["type"], "end");
-  ASSERT_EQ(lines[7]["summaries"].size(), 1u);
-  EXPECT_EQ(lines[7]["summaries"][0]["line"], s["line"]);
+  EXPECT_EQ(lines[7]["type"], "timings");
+  ASSERT_EQ(lines[7]["slowest"].size(), 1u);
+  const auto& t = lines[7]["slowest"][0];
+  EXPECT_EQ(t["entry"], "toy/scale/ok");
+  double gates = 0, phases = 0;
+  for (size_t i = 2; i < 6; ++i) gates += lines[i]["seconds"].get<double>();
+  for (const auto& [k, v] : t["phases"].items()) phases += v.get<double>();
+  EXPECT_NEAR(t["seconds"].get<double>(), gates, 1e-9) << "an entry's time is its gates' times";
+  EXPECT_LE(phases, t["seconds"].get<double>() + 1e-9) << "its phases are parts of its time";
+  EXPECT_EQ(lines[8]["type"], "end");
+  ASSERT_EQ(lines[8]["summaries"].size(), 1u);
+  EXPECT_EQ(lines[8]["summaries"][0]["line"], s["line"]);
+  EXPECT_EQ(lines[8]["slowest"], lines[7]["slowest"]);
 }
 
 // Each line is out before the next event happens: a reporter whose run is cut off after one gate

@@ -99,6 +99,10 @@ class Backend {
   // A device that evaluates the large float64 references in the CPU's place, bit for bit
   // (kc/ref_device.hpp), or nullptr. Core checks it before the run uses it.
   virtual const RefDevice* references() { return nullptr; }
+  // Gate 5's launch rows of this executable's kernels for this backend, derived from their
+  // declarations (launches.tsv's format), or "" where the backend derives none (its rows are files).
+  // Needs no device. Throws Error naming a declaration it cannot complete.
+  virtual std::string launch_rows() const { return ""; }
 };
 
 // Every backend this build knows, present or a stub (backends/all.cpp lists them).

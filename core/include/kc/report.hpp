@@ -73,6 +73,16 @@ struct Summary {
   std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 limits=0 ..."
 };
 
+// One entry's time over all its gates, by phase. A run ends with its slowest entries, so the next
+// entry that grows names itself.
+struct EntryTime {
+  std::string backend, entry;
+  double seconds = 0;
+  Phases phases{};
+};
+// The `n` entries of `events` that took longest, slowest first (gate 5's launches left out).
+std::vector<EntryTime> slowest_entries(const std::vector<GateEvent>& events, size_t n = 10);
+
 class Reporter {
  public:
   virtual ~Reporter() = default;
@@ -81,6 +91,7 @@ class Reporter {
   virtual void gate(const GateEvent& e) = 0;
   virtual void note(const std::string& /*backend*/, const std::string& /*text*/) {}  // repro, margins, sets
   virtual void summary(const Summary& s) = 0;
+  virtual void timings(const std::vector<EntryTime>& /*slowest*/) {}  // after the last summary
   virtual void end() {}
 };
 

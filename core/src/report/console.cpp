@@ -1,5 +1,5 @@
-// Console reporter: a line per entry and gate, notes indented, one SUMMARY line per backend; with
-// --margins, under each gate 3 line that passed, how near its bound it came.
+// Console reporter: a line per entry and gate, notes indented, one SUMMARY line per backend, then the
+// slowest entries; with --margins, under each gate 3 line that passed, how near its bound it came.
 #include <fmt/format.h>
 #include <ostream>
 
@@ -39,6 +39,16 @@ class Console final : public Reporter {
     out_ << "  " << (b.empty() ? "" : b + ": ") << text << "\n" << std::flush;
   }
   void summary(const Summary& s) override { out_ << s.line() << "\n" << std::flush; }
+  // After the SUMMARY lines: where the run's time went, its slowest entries with their phases.
+  void timings(const std::vector<EntryTime>& slowest) override {
+    if (slowest.empty()) return;
+    out_ << fmt::format("TIMINGS the {} slowest entries (every gate, by phase):\n", slowest.size());
+    for (const auto& t : slowest) {
+      const std::string by = t.phases.str();
+      out_ << fmt::format("  {:7.1f} s  {} {}{}\n", t.seconds, t.backend, t.entry, by.empty() ? "" : ": " + by);
+    }
+    out_ << std::flush;
+  }
 
  private:
   // "  margin 0.31 of the bound at y[17] (rows:7/cols:64, fill=offset): want .. got .. bound .."

@@ -1,8 +1,9 @@
 // JSON reporter: JSON Lines, one object a line, each written and flushed as it happens, so a run
 // cut off (a crash, a time limit, a kill) leaves every event it finished readable. Each object has
-// "type": begin, backend, gate, note, summary (one a backend), and last end, which repeats every
-// backend's summary: a tool that needs only the verdict reads the last line. A gate 3 line that
-// passed within its bounds carries "margin" (margin_json.hpp).
+// "type": begin, backend, gate, note, summary (one a backend), timings (the slowest entries), and last
+// end, which repeats every backend's summary and the slowest entries: a tool that needs only the
+// verdict reads the last line. A gate 3 line that passed within its bounds carries "margin"
+// (margin_json.hpp).
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -65,8 +66,14 @@ class JsonLines final : public Reporter {
     summaries_.push_back(summary_json(s));
     put(j);
   }
+  // The slowest entries with their phases: a line of their own, and again in the end line.
+  void timings(const std::vector<EntryTime>& slowest) override {
+    for (const auto& t : slowest)
+      slowest_.push_back({{"backend", t.backend}, {"entry", t.entry}, {"seconds", t.seconds}, {"phases", t.phases}});
+    put({{"type", "timings"}, {"slowest", slowest_}});
+  }
   void end() override {
-    put({{"type", "end"}, {"tool", "kernel-contract"}, {"seed", seed_}, {"summaries", summaries_}});
+    put({{"type", "end"}, {"tool", "kernel-contract"}, {"seed", seed_}, {"summaries", summaries_}, {"slowest", slowest_}});
   }
 
  private:
@@ -78,6 +85,7 @@ class JsonLines final : public Reporter {
     out_.flush();
   }
   std::ostream& out_;
+  json slowest_ = json::array();
   uint64_t seed_ = 0;
   std::string backend_;
   json summaries_ = json::array();

@@ -14,8 +14,8 @@
 // A launch record registers a kernel function under a launch name, so the CUDA backend checks it
 // against the device's limits before the entry runs and the launch watch knows it at run time.
 // One launch name may register several functions (the instantiations one entry picks by shape).
-// `threads` and `dyn_smem` are the most the launch ever uses; they must equal its row in the
-// folder's launches.tsv, which gate 5 reads with the compiled binary.
+// `threads` and `dyn_smem` are the most the launch ever uses. Gate 5's launch row is derived from the
+// declaration (launch_rows()), so it is written nowhere else.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -62,5 +62,13 @@ struct LaunchFn {
 
 // Every KC_CUDA_LAUNCH in this executable, in registration order.
 std::vector<LaunchFn>& launch_fns();
+
+// The mangled device name the CUDA runtime registered for a kernel's host stub ("" if none: the
+// executable was not linked with the CUDA backend's --wrap=__cudaRegisterFunction).
+std::string device_name(const void* fn);
+// Gate 5's launch rows of every KC_CUDA_LAUNCH (launches.tsv's columns, each with the file and line
+// declaring it), as `kernel-contract --launch-rows` writes them. Throws Error naming a launch whose
+// kernel has no registered device name.
+std::string launch_rows();
 
 }  // namespace kc::cuda
