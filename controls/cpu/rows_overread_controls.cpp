@@ -12,7 +12,7 @@ KC_CONTROL("rows/ctl_overread_end/f32", cpu) {
       .range("cols", 64, 64)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["cols"] + 1); })
       .control(kc::Gate::nonfinite, kc::Why::fault)
-      .note("run by the command line, whose supervised process the fault ends; entries_tests cannot run it")
+      .note("run by the command line, whose supervised process the fault ends; a test that runs entries in its own process cannot")
       .launch([](const kc::Buffers& b) {
         const int64_t rows = b.shape()["rows"], cols = b.shape()["cols"];
         const float* x = b.in<float>("x");

@@ -1,6 +1,6 @@
 // The attention family's CPU entries through the runner: each planted fault of issue #33 has its
 // control at its gate, and a 0 where float64 gives NaN passes only where the rule is stated.
-// (tests/core/entries_test runs every CPU entry green and every control red, these included.)
+// (tests/contract runs every CPU entry green and every control red, these included.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
