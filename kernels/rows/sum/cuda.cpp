@@ -1,4 +1,4 @@
-// Contract of the CUDA row sum (sum.cuh): bf16 in, fp32 out.
+// Contract of the CUDA row sum (sum.cuh, launched by sum.cu): bf16 in, fp32 out.
 #include "../../common/cuda_contract.hpp"
 #include "sum.cuh"
 
@@ -14,11 +14,9 @@ static kc::Entry k_rows_sum_f32(kc::cu::Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x"});
         need_cols(b, 8, 1 << 16);
-        launch_row_sum(b.in<kc::bf16>("x"), b.out<float>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
-                       stream_of(b));
+        row_sum_f32(b.in<kc::bf16>("x"), b.out<float>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                    b.stream());
       });
 }
 KC_KERNEL("rows/sum/f32", cuda) { return k_rows_sum_f32(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/sum/f32/prompt", cuda) { return k_rows_sum_f32(kc::cu::prompt_env()); }
-
-KC_CUDA_LAUNCH("rows/sum/f32", kc_row_sum, 256, 0);

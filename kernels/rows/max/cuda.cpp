@@ -1,4 +1,5 @@
-// Contract of the CUDA row max (max.cuh): bf16 in and out; no sums (a max is exact).
+// Contract of the CUDA row max (max.cuh, launched by max.cu): bf16 in and out; no sums (a max is
+// exact).
 #include "../../common/cuda_contract.hpp"
 #include "max.cuh"
 
@@ -13,11 +14,9 @@ static kc::Entry k_rows_max_bf16(kc::cu::Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x"});
         need_cols(b, 8, 1 << 16);
-        launch_row_max(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
-                       stream_of(b));
+        row_max_bf16(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                     b.stream());
       });
 }
 KC_KERNEL("rows/max/bf16", cuda) { return k_rows_max_bf16(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/max/bf16/prompt", cuda) { return k_rows_max_bf16(kc::cu::prompt_env()); }
-
-KC_CUDA_LAUNCH("rows/max/bf16", kc_row_max, 256, 0);
