@@ -1,4 +1,5 @@
-// Contract of the CUDA GeGLU rows (geglu.cuh), checked at MLX's bf16 rounding points.
+// Contract of the CUDA GeGLU rows (geglu.cuh, launched by geglu.cu), checked at MLX's bf16 rounding
+// points.
 #include "../../common/cuda_contract.hpp"
 #include "geglu.cuh"
 
@@ -14,11 +15,9 @@ static kc::Entry k_rows_geglu_bf16(kc::cu::Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"g", "u", "y"});
         need_cols(b, 8, 1 << 20);
-        launch_geglu(b.in<kc::bf16>("g"), b.in<kc::bf16>("u"), b.out<kc::bf16>("y"),
-                     long(b.shape()["rows"]) * b.shape()["cols"], stream_of(b));
+        geglu_bf16(b.in<kc::bf16>("g"), b.in<kc::bf16>("u"), b.out<kc::bf16>("y"),
+                   long(b.shape()["rows"]) * b.shape()["cols"], b.stream());
       });
 }
 KC_KERNEL("rows/geglu/bf16", cuda) { return k_rows_geglu_bf16(kc::cu::decode_env({64, 4096, 16384})); }
 KC_KERNEL("rows/geglu/bf16/prompt", cuda) { return k_rows_geglu_bf16(kc::cu::prompt_env()); }
-
-KC_CUDA_LAUNCH("rows/geglu/bf16", (kc_glu_bf16<kc::cu::kGegluV, kc::cu::GegluWord>), 256, 0);
