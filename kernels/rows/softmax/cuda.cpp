@@ -1,4 +1,5 @@
-// Contracts of the CUDA softmax rows (softmax.cuh), bf16 in and out, fp32 sums.
+// Contracts of the CUDA softmax rows (softmax.cuh, launched by softmax.cu), bf16 in and out, fp32
+// sums.
 #include "../../common/cuda_contract.hpp"
 #include "softmax.cuh"
 
@@ -27,8 +28,8 @@ static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "y"});
         need_cols(b, 8, 4096);
-        launch_softmax_vec(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
-                           stream_of(b));
+        softmax_bf16(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                     b.stream());
       });
 }
 KC_KERNEL("rows/softmax/bf16", cuda) { return k_rows_softmax_bf16(kc::cu::decode_env({64, 1024, 4096})); }
@@ -54,15 +55,9 @@ static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "y"});
         need_cols(b, 8, 1 << 16);
-        launch_softmax_long(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]),
-                              int(b.shape()["cols"]), stream_of(b));
+        softmax_bf16_long(b.in<kc::bf16>("x"), b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                          b.stream());
       });
 }
 KC_KERNEL("rows/softmax/bf16_long", cuda) { return k_rows_softmax_bf16_long(kc::cu::decode_env({64, 8192, 16384, 32768})); }
 KC_KERNEL("rows/softmax/bf16_long/prompt", cuda) { return k_rows_softmax_bf16_long(kc::cu::prompt_env()); }
-
-KC_CUDA_LAUNCH("rows/softmax/bf16/v1", (kc_softmax_vec<1>), 256, 0);
-KC_CUDA_LAUNCH("rows/softmax/bf16/v2", (kc_softmax_vec<2>), 256, 0);
-KC_CUDA_LAUNCH("rows/softmax/bf16/v4", (kc_softmax_vec<4>), 256, 0);
-KC_CUDA_LAUNCH("rows/softmax/bf16/v8", (kc_softmax_vec<8>), 256, 0);
-KC_CUDA_LAUNCH("rows/softmax/bf16_long", kc_softmax_online, 256, 0);
