@@ -1,5 +1,5 @@
-// Contracts of the CUDA RMS norm rows (rms_norm.cuh): the 16-byte form with bf16, fp16 and fp32
-// out, and the block-tree form with fp32 out at any width.
+// Contracts of the CUDA RMS norm rows (rms_norm.cuh, launched by rms_norm.cu): the 16-byte form with
+// bf16, fp16 and fp32 out, and the block-tree form with fp32 out at any width.
 #include "../../common/cuda_contract.hpp"
 #include "rms_norm.cuh"
 
@@ -13,8 +13,9 @@ constexpr const char* kHidden16 =
 
 // Sums: the row's squares (depth by the kernel's shape); then mean (/cols), + eps (eps itself
 // rounded to fp32: one more rounding), rsqrtf (2 ulp, CUDA C Programming Guide, table of
-// single-precision functions), * inv, * w.
-template <class Out>
+// single-precision functions), * inv, * w. RUN: rms_norm.cu's launcher for the output type.
+using VecLaunch = void (*)(const void* x, const void* w, void* y, int rows, int cols, float eps, void* stream);
+template <VecLaunch RUN>
 kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
   return kc::rows::rms_norm(kc::DType::bf16, out, kEps)
       .served(std::move(env))
@@ -30,29 +31,29 @@ kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "w", "y"});
         need_cols(b, 8, kMaxCols);
-        launch_rms_norm_vec<Out>(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), reinterpret_cast<Out*>(b.ptr("y")),
-                                 int(b.shape()["rows"]), int(b.shape()["cols"]), float(kEps), stream_of(b));
+        RUN(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.ptr("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+            float(kEps), b.stream());
       });
 }
 }  // namespace
 
 KC_KERNEL("rows/rms_norm/bf16_out", cuda) {
-  return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out", decode_env({64, 4096, 16384}));
+  return vec_entry<rms_norm_bf16_out>(kc::DType::bf16, "rows/rms_norm/bf16_out", decode_env({64, 4096, 16384}));
 }
 KC_KERNEL("rows/rms_norm/bf16_out/prompt", cuda) {
-  return vec_entry<Bf16Out>(kc::DType::bf16, "rows/rms_norm/bf16_out", prompt_env());
+  return vec_entry<rms_norm_bf16_out>(kc::DType::bf16, "rows/rms_norm/bf16_out", prompt_env());
 }
 KC_KERNEL("rows/rms_norm/f16_out", cuda) {
-  return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out", decode_env({64, 4096, 16384}));
+  return vec_entry<rms_norm_f16_out>(kc::DType::f16, "rows/rms_norm/f16_out", decode_env({64, 4096, 16384}));
 }
 KC_KERNEL("rows/rms_norm/f16_out/prompt", cuda) {
-  return vec_entry<F16Out>(kc::DType::f16, "rows/rms_norm/f16_out", prompt_env());
+  return vec_entry<rms_norm_f16_out>(kc::DType::f16, "rows/rms_norm/f16_out", prompt_env());
 }
 KC_KERNEL("rows/rms_norm/f32_out", cuda) {
-  return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out", decode_env({64, 4096, 16384}));
+  return vec_entry<rms_norm_f32_out>(kc::DType::f32, "rows/rms_norm/f32_out", decode_env({64, 4096, 16384}));
 }
 KC_KERNEL("rows/rms_norm/f32_out/prompt", cuda) {
-  return vec_entry<float>(kc::DType::f32, "rows/rms_norm/f32_out", prompt_env());
+  return vec_entry<rms_norm_f32_out>(kc::DType::f32, "rows/rms_norm/f32_out", prompt_env());
 }
 
 // The tree form's tile is the 16-byte form's pass over a row, 256 threads x 8 columns; at widths
@@ -73,8 +74,8 @@ static kc::Entry tree_entry(Served env) {
       })
       .launch([](const kc::Buffers& b) {
         need_cols(b, 1, 1 << 20);
-        launch_rms_norm_tree(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.out<float>("y"), int(b.shape()["rows"]),
-                             int(b.shape()["cols"]), float(kEps), stream_of(b));
+        rms_norm_tree_f32(b.in<kc::bf16>("x"), b.in<kc::bf16>("w"), b.out<float>("y"), int(b.shape()["rows"]),
+                          int(b.shape()["cols"]), float(kEps), b.stream());
       });
 }
 // Gate 3 visits width 1 (its least) and the tile's edges; the served widths keep gate 4 to rows with
@@ -82,23 +83,3 @@ static kc::Entry tree_entry(Served env) {
 // 16,384 run each 16-byte launch at its widest.
 KC_KERNEL("rows/rms_norm/tree_f32", cuda) { return tree_entry(decode_env({64, 257, 2056, 4096, 8192, 16384})); }
 KC_KERNEL("rows/rms_norm/tree_f32/prompt", cuda) { return tree_entry(prompt_env()); }
-
-KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v1", (kc_rms_norm_vec<Bf16Out, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v2", (kc_rms_norm_vec<Bf16Out, 2>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v4", (kc_rms_norm_vec<Bf16Out, 4>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/bf16_out/v8", (kc_rms_norm_vec<Bf16Out, 8>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v1", (kc_rms_norm_vec<F16Out, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v2", (kc_rms_norm_vec<F16Out, 2>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v4", (kc_rms_norm_vec<F16Out, 4>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f16_out/v8", (kc_rms_norm_vec<F16Out, 8>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v1", (kc_rms_norm_vec<float, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v2", (kc_rms_norm_vec<float, 2>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v4", (kc_rms_norm_vec<float, 4>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/f32_out/v8", (kc_rms_norm_vec<float, 8>), 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v1", kc_rms_norm_tree_vec<1>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v2", kc_rms_norm_tree_vec<2>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v4", kc_rms_norm_tree_vec<4>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/v8", kc_rms_norm_tree_vec<8>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r16", kc_rms_norm_tree<16>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r32", kc_rms_norm_tree<32>, 256, 0);
-KC_CUDA_LAUNCH("rows/rms_norm/tree_f32/r64", kc_rms_norm_tree<64>, 256, 0);
