@@ -1,5 +1,5 @@
-// Contracts of the CUDA residual add + RMS norm rows (add_rms_norm.cuh): h and y both checked,
-// in the rounded (MLX) and once-rounded forms.
+// Contracts of the CUDA residual add + RMS norm rows (add_rms_norm.cuh, launched by add_rms_norm.cu):
+// h and y both checked, in the rounded (MLX) and once-rounded forms.
 #include "../../common/cuda_contract.hpp"
 #include "add_rms_norm.cuh"
 
@@ -25,9 +25,9 @@ kc::Entry entry(kc::rows::Residual form, const char* launch, Served env) {
       .launch([](const kc::Buffers& b) {
         need_aligned16(b, {"x", "r", "w", "h", "y"});
         need_cols(b, 8, kMaxCols);
-        launch_add_rms_norm<ONCE>(b.in<kc::bf16>("x"), b.in<kc::bf16>("r"), b.in<kc::bf16>("w"), b.out<kc::bf16>("h"),
-                                  b.out<kc::bf16>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]), float(kEps),
-                                  stream_of(b));
+        (ONCE ? add_rms_norm_once_rounded : add_rms_norm_rounded)(
+            b.in<kc::bf16>("x"), b.in<kc::bf16>("r"), b.in<kc::bf16>("w"), b.out<kc::bf16>("h"), b.out<kc::bf16>("y"),
+            int(b.shape()["rows"]), int(b.shape()["cols"]), float(kEps), b.stream());
       });
 }
 }  // namespace
@@ -44,12 +44,3 @@ KC_KERNEL("rows/add_rms_norm/once_rounded", cuda) {
 KC_KERNEL("rows/add_rms_norm/once_rounded/prompt", cuda) {
   return entry<true>(kc::rows::Residual::once_rounded, "rows/add_rms_norm/once_rounded", prompt_env());
 }
-
-KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v1", (kc_add_rms_norm<false, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v2", (kc_add_rms_norm<false, 2>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v4", (kc_add_rms_norm<false, 4>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/rounded/v8", (kc_add_rms_norm<false, 8>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v1", (kc_add_rms_norm<true, 1>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v2", (kc_add_rms_norm<true, 2>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v4", (kc_add_rms_norm<true, 4>), 256, 0);
-KC_CUDA_LAUNCH("rows/add_rms_norm/once_rounded/v8", (kc_add_rms_norm<true, 8>), 256, 0);
