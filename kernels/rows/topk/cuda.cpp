@@ -1,5 +1,6 @@
-// Contracts of the CUDA bf16 top-k rows (topk.cuh) at k = 8 and k = 64. The family checks the
-// stated rule on every output: a NaN ranks above +inf, ties go to the lower id, deterministic.
+// Contracts of the CUDA bf16 top-k rows (topk.cuh, launched by topk.cu) at k = 8 and k = 64. The
+// family checks the stated rule on every output: a NaN ranks above +inf, ties go to the lower id,
+// deterministic.
 #include "../../common/cuda_contract.hpp"
 #include "topk.cuh"
 
@@ -19,8 +20,8 @@ kc::Entry topk_entry(int k, int least_cols, const char* launch, bool prompt) {
         need_cols(b, 8, kMaxCols);
         const int cols = int(b.shape()["cols"]);
         if (cols < k) throw kc::Error("top-k: cols " + std::to_string(cols) + " < k " + std::to_string(k));
-        launch_topk_bf16(b.in<kc::bf16>("x"), b.out<int32_t>("ids"), b.out<kc::bf16>("vals"), int(b.shape()["rows"]),
-                         cols, k, stream_of(b));
+        topk_bf16(b.in<kc::bf16>("x"), b.out<int32_t>("ids"), b.out<kc::bf16>("vals"), int(b.shape()["rows"]), cols,
+                  k, b.stream());
       });
 }
 }  // namespace
@@ -29,12 +30,3 @@ KC_KERNEL("rows/topk/bf16_k8", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k
 KC_KERNEL("rows/topk/bf16_k8/prompt", cuda) { return topk_entry(8, 8, "rows/topk/bf16_k8", true); }
 KC_KERNEL("rows/topk/bf16_k64", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64", false); }
 KC_KERNEL("rows/topk/bf16_k64/prompt", cuda) { return topk_entry(64, 64, "rows/topk/bf16_k64", true); }
-
-KC_CUDA_LAUNCH("rows/topk/bf16_k8/v1", (kc_topk_bf16<1>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k8/v2", (kc_topk_bf16<2>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k8/v4", (kc_topk_bf16<4>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k8/v8", (kc_topk_bf16<8>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k64/v1", (kc_topk_bf16<1>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k64/v2", (kc_topk_bf16<2>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k64/v4", (kc_topk_bf16<4>), 256, 0);
-KC_CUDA_LAUNCH("rows/topk/bf16_k64/v8", (kc_topk_bf16<8>), 256, 0);
