@@ -1,6 +1,7 @@
-// Host glue the served CUDA contracts (.cu beside a kernel) share: the public CUDA API (kc/cuda.hpp:
-// launch records, the stream), the served envelopes, and checks that turn a bad buffer (misaligned
-// for 16-byte loads, a width off the kernel's step) into a clear kc::Error instead of a fault.
+// Host glue the served CUDA contracts' registrations (cuda.cpp beside a kernel) share: the public
+// CUDA API (kc/cuda.hpp: launch records, the stream), the served envelopes, and checks that turn a
+// bad buffer (misaligned for 16-byte loads, a width off the kernel's step) into a clear kc::Error
+// instead of a fault. Host code only: a device unit (.cu) parses none of it.
 #pragma once
 #include <cstdint>
 #include <string>

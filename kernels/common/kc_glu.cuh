@@ -1,10 +1,12 @@
 // The GLU rows' shared kernel (rows/swiglu, rows/geglu): y = act(g) * u elementwise over bf16 rows,
 // each activation in MLX's bf16 op-by-op steps given as a Word: one 32-bit word of y (two bf16) from
 // one word of g and one of u. cols % 8 == 0: V 16-byte vectors of g and u a thread, a block 256 x V
-// contiguous vectors, all of a thread's loads out at once.
+// contiguous vectors, all of a thread's loads out at once. Device code only: a host-only compile of
+// a GLU row's registration (its cuda.cpp) sees nothing of it.
 #pragma once
 #include "kc_rows.cuh"
 
+#if defined(__CUDACC__) || defined(__HIP__)
 namespace kc::cu {
 // Packed bf16 product and sum, each exact then rounded once to nearest even. On bf16 inputs whose
 // exact result fp32 holds (a product of two 8-bit significands; 1 + t), that is the bits of the
@@ -68,3 +70,4 @@ template <class Word> inline void launch_glu(const void* g, const void* u, void*
   else kc_glu_bf16<4, Word><<<blocks, 256, 0, st>>>(G, U, Y, nvec);
 }
 }  // namespace kc::cu
+#endif

@@ -1,4 +1,4 @@
-// HIP build of the CUDA control controls/cuda/tail_drop_sum/kernel.cu, unchanged: kc_gpu.h gives its device
-// code CUDA's spelling and hip_shim/cuda_runtime.h lets its registration parse (host code, never
-// emitted in a device-only code object).
-#include "../../cuda/tail_drop_sum/kernel.cu"
+// HIP build of the CUDA control controls/cuda/rows/tail_drop_sum.cuh, unchanged: kc_gpu.h gives its
+// device code CUDA's spelling; its KC_CUDA_LAUNCH lines are host code, never emitted in a
+// device-only code object.
+#include "../../cuda/rows/tail_drop_sum.cuh"

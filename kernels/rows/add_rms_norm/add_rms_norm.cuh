@@ -6,6 +6,17 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// The launchers add_rms_norm.cu exports to the contracts (cuda.cpp): bf16 x, r, h and y [rows, cols]
+// and w [cols], on the harness's stream; the rounded form (launch_add_rms_norm<false>) and the
+// once-rounded one (<true>).
+void add_rms_norm_rounded(const void* x, const void* r, const void* w, void* h, void* y, int rows, int cols, float eps,
+                          void* stream);
+void add_rms_norm_once_rounded(const void* x, const void* r, const void* w, void* h, void* y, int rows, int cols,
+                               float eps, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 template <bool ONCE, int VPT>
 __global__ void __launch_bounds__(256)
 kc_add_rms_norm(const kc_u4* __restrict__ x, const kc_u4* __restrict__ r, const kc_u4* __restrict__ w,
@@ -85,3 +96,4 @@ inline void launch_add_rms_norm(const void* x, const void* r, const void* w, voi
   }
 }
 }  // namespace kc::cu
+#endif

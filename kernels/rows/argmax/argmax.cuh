@@ -7,6 +7,13 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// The launcher argmax.cu exports to the contract (cuda.cpp): bf16 x [rows, cols], i32 id [rows], on
+// the harness's stream.
+void row_argmax_bf16(const void* x, int32_t* id, int rows, int cols, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 __global__ void __launch_bounds__(256, 3)  // 3 blocks an SM: 72 registers, no spill (ptxas spills at its own choice of 64)
 kc_row_argmax(const kc_u4* __restrict__ x, int32_t* __restrict__ id, int rows, int cols, int tpr) {
   using namespace kc::cu;
@@ -53,3 +60,4 @@ inline void launch_row_argmax(const void* x, int32_t* id, int rows, int cols, cu
   kc_row_argmax<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), id, rows, cols, s.tpr);
 }
 }  // namespace kc::cu
+#endif

@@ -14,6 +14,13 @@ namespace kc::cu {
 // bench/cuda/bench_rows.cu); 1 is 5-12% behind at prompt sizes.
 constexpr int kGegluV = 2;
 
+// The launcher geglu.cu exports to the contract (cuda.cpp): n elements of bf16 g, u and y, on the
+// harness's stream.
+void geglu_bf16(const void* g, const void* u, void* y, long n, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::cu {
 // t = bf16(erf(bf16(g / sqrt 2))) in fp32, then y = bf16(bf16(bf16(0.5 g) * bf16(1 + t)) * u) packed.
 // A NaN g makes y NaN through 0.5 g.
 struct GegluWord {
@@ -29,3 +36,4 @@ inline void launch_geglu(const void* g, const void* u, void* y, long n, cudaStre
   launch_glu<GegluWord>(g, u, y, n, st, v);
 }
 }  // namespace kc::cu
+#endif

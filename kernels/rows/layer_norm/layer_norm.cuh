@@ -16,6 +16,28 @@
 #include "../../common/kc_rows.cuh"
 
 namespace kc::cu {
+// Threads a row: the fewest that hold it in 8 16-byte vectors a thread (bf16: 8 units, fp32: 4)
+// from kWarpRowsFrom rows on (fewer warps to meet, twice, and rows enough to fill every SM), in 4
+// below (a decode row's latency is what counts); a forced tpr (bench) as fast_shape takes it.
+template <bool F32> constexpr RowShape ln_shape(long rows, long cols, int tpr = 0) {
+  const int vecs = rows >= kWarpRowsFrom ? kInFlight : kRegInFlight;
+  return fast_shape(cols, tpr, F32 ? vecs / 2 : vecs);
+}
+// Both sums' longest chain: a thread's values in column order, the butterfly, the group's warps.
+template <bool F32> constexpr double ln_depth(long rows, long cols) {
+  return chain_depth(cols, ln_shape<F32>(rows, cols).tpr);
+}
+// The launchers layer_norm.cu exports to the contracts (cuda.cpp): x and y [rows, cols], w and b
+// [cols], in bf16 (launch_layer_norm<false, Bf16Out>) or fp32 (<true, float>), the rows' fp32 mean
+// and rstd, on the harness's stream.
+void layer_norm_bf16(const void* x, const void* w, const void* b, void* y, float* mean, float* rstd, int rows, int cols,
+                     float eps, void* stream);
+void layer_norm_f32(const void* x, const void* w, const void* b, void* y, float* mean, float* rstd, int rows, int cols,
+                    float eps, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::cu {
 // Eight values of a row: one 16-byte vector of bf16, or two of fp32 (F32).
 template <bool F32> struct Unit8 {
   static constexpr int kVecs = F32 ? 2 : 1;
@@ -34,20 +56,6 @@ template <bool F32> struct Unit8 {
     }
   }
 };
-}  // namespace kc::cu
-
-namespace kc::cu {
-// Threads a row: the fewest that hold it in 8 16-byte vectors a thread (bf16: 8 units, fp32: 4)
-// from kWarpRowsFrom rows on (fewer warps to meet, twice, and rows enough to fill every SM), in 4
-// below (a decode row's latency is what counts); a forced tpr (bench) as fast_shape takes it.
-template <bool F32> constexpr RowShape ln_shape(long rows, long cols, int tpr = 0) {
-  const int vecs = rows >= kWarpRowsFrom ? kInFlight : kRegInFlight;
-  return fast_shape(cols, tpr, F32 ? vecs / 2 : vecs);
-}
-// Both sums' longest chain: a thread's values in column order, the butterfly, the group's warps.
-template <bool F32> constexpr double ln_depth(long rows, long cols) {
-  return chain_depth(cols, ln_shape<F32>(rows, cols).tpr);
-}
 }  // namespace kc::cu
 
 // Blocks an SM: bf16's forms fit 64 registers (4 blocks; with no minimum ptxas spills its 8-unit
@@ -149,3 +157,4 @@ inline void launch_layer_norm(const void* x, const void* w, const void* b, Out* 
   }
 }
 }  // namespace kc::cu
+#endif

@@ -6,6 +6,13 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// The launcher max.cu exports to the contract (cuda.cpp): bf16 x [rows, cols], bf16 y [rows], on the
+// harness's stream.
+void row_max_bf16(const void* x, void* y, int rows, int cols, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 __global__ void __launch_bounds__(256)
 kc_row_max(const kc_u4* __restrict__ x, uint16_t* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
@@ -29,3 +36,4 @@ inline void launch_row_max(const void* x, void* y, int rows, int cols, cudaStrea
                                                            cols, s.tpr);
 }
 }  // namespace kc::cu
+#endif

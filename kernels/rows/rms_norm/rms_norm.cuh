@@ -17,6 +17,37 @@
 #include "../../common/kc_rows.cuh"
 
 namespace kc::cu {
+// 16-byte vectors where cols % 8 == 0 and the buffers are 16-byte aligned (4, 8 or 16 KiB of x a
+// row: 1 to 8 vectors a thread); else values kept a thread: the fewest of 16, 32 and 64 that hold
+// the row (fewer registers, more rows an SM), and past 16,384 wide, 64 and the rest read twice.
+// The tree launch's form at a width: 1, 2, 4 or 8 16-byte vectors a thread where every buffer is
+// 16-byte aligned and the width a multiple of 8, else 16, 32 or 64 columns a thread (2-byte loads).
+// The contract's pick reads the same rule.
+inline int tree_form(int cols, bool aligned) {
+  if (aligned && cols % 8 == 0 && cols <= kMaxCols) {
+    const int per = (cols / 8 + 255) / 256;
+    return per <= 1 ? 1 : per <= 2 ? 2 : per <= 4 ? 4 : 8;
+  }
+  return cols <= 256 * 16 ? 16 : cols <= 256 * 32 ? 32 : 64;
+}
+// Chains: the vector form as reg_depth; the tree form a thread's terms then 8 tree levels. A thread
+// adds at most ceil(cols / 256) terms in the 2-byte form and 8 ceil(cols / 2,048) in the 16-byte
+// one: the larger of the two holds for either.
+constexpr double tree_depth(long cols) {
+  const long one = (cols + 255) / 256, vec = 8 * ((cols + 2047) / 2048);
+  return double(one > vec ? one : vec) + 8;
+}
+// The launchers rms_norm.cu exports to the contracts (cuda.cpp), on the harness's stream: the 16-byte
+// form (launch_rms_norm_vec) with bf16, fp16 or fp32 y, and the tree form (launch_rms_norm_tree);
+// bf16 x [rows, cols] and w [cols].
+void rms_norm_bf16_out(const void* x, const void* w, void* y, int rows, int cols, float eps, void* stream);
+void rms_norm_f16_out(const void* x, const void* w, void* y, int rows, int cols, float eps, void* stream);
+void rms_norm_f32_out(const void* x, const void* w, void* y, int rows, int cols, float eps, void* stream);
+void rms_norm_tree_f32(const void* x, const void* w, float* y, int rows, int cols, float eps, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::cu {
 // What the 16-byte forms (kc_rms_norm_vec, kc_rms_norm_tree_vec) share. A thread's x and w vectors
 // c = first + i * stride (i < V) of its row, zeros past nvec or off the rows: w is loaded with x, so
 // the write after the reduction never waits.
@@ -165,19 +196,6 @@ inline void launch_rms_norm_vec(const void* x, const void* w, Out* y, int rows, 
     default: kc_rms_norm_vec<Out, 8><<<grid, kBlock, 0, st>>>(xv, wv, y, rows, cols, eps, s.tpr); break;
   }
 }
-// 16-byte vectors where cols % 8 == 0 and the buffers are 16-byte aligned (4, 8 or 16 KiB of x a
-// row: 1 to 8 vectors a thread); else values kept a thread: the fewest of 16, 32 and 64 that hold
-// the row (fewer registers, more rows an SM), and past 16,384 wide, 64 and the rest read twice.
-// The tree launch's form at a width: 1, 2, 4 or 8 16-byte vectors a thread where every buffer is
-// 16-byte aligned and the width a multiple of 8, else 16, 32 or 64 columns a thread (2-byte loads).
-// The contract's pick reads the same rule.
-inline int tree_form(int cols, bool aligned) {
-  if (aligned && cols % 8 == 0 && cols <= kMaxCols) {
-    const int per = (cols / 8 + 255) / 256;
-    return per <= 1 ? 1 : per <= 2 ? 2 : per <= 4 ? 4 : 8;
-  }
-  return cols <= 256 * 16 ? 16 : cols <= 256 * 32 ? 32 : 64;
-}
 inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int rows, int cols, float eps, cudaStream_t st) {
   const size_t bits = reinterpret_cast<size_t>(x) | reinterpret_cast<size_t>(w) | reinterpret_cast<size_t>(y);
   const int form = tree_form(cols, (bits & 15) == 0);
@@ -195,11 +213,5 @@ inline void launch_rms_norm_tree(const void* x, const void* w, float* y, int row
     default: kc_rms_norm_tree<64><<<rows, 256, 0, st>>>(xs, ws, y, cols, eps); break;
   }
 }
-// Chains: the vector form as reg_depth; the tree form a thread's terms then 8 tree levels. A thread
-// adds at most ceil(cols / 256) terms in the 2-byte form and 8 ceil(cols / 2,048) in the 16-byte
-// one: the larger of the two holds for either.
-constexpr double tree_depth(long cols) {
-  const long one = (cols + 255) / 256, vec = 8 * ((cols + 2047) / 2048);
-  return double(one > vec ? one : vec) + 8;
-}
 }  // namespace kc::cu
+#endif

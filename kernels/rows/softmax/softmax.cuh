@@ -22,6 +22,25 @@
 #include "../../common/kc_rows.cuh"
 
 namespace kc::cu {
+// The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 6 roundings of
+// 2^-24: expf's declared 2 ulp, counted as 4, with the fma and the multiply) for each of its vectors, and each merge
+// level (5 warp, up to 7 group) the same plus an add.
+constexpr double online_depth(long cols) {
+  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
+  const long nvec = (cols + 7) / 8, per = (nvec + s.tpr - 1) / s.tpr;
+  return double(per) * (8 + 6) + double(5 + s.tpr / 32 - 1) * 7;
+}
+constexpr double long_depth(long cols) { return cols <= kMaxCols ? reg_depth(cols) : online_depth(cols); }
+
+// The launchers softmax.cu exports to the contract (cuda.cpp): bf16 x and y [rows, cols], on the
+// harness's stream. softmax_bf16 runs the vector form (launch_softmax_vec), softmax_bf16_long the
+// vector form to 16,384 wide and the online form past it (launch_softmax_long).
+void softmax_bf16(const void* x, void* y, int rows, int cols, void* stream);
+void softmax_bf16_long(const void* x, void* y, int rows, int cols, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::cu {
 // e^(x - m) 2^64, the row form's exp: ex2.approx.ftz on fma(x - m, log2(e), 64). The scale cancels
 // in y = e / sum e; it keeps every result that matters normal, so the exp needs no subnormal
 // handling: exp2f's range check and two rescaling multiplies (3 of about 12 instructions an
@@ -215,13 +234,5 @@ inline void launch_softmax_long(const void* x, void* y, int rows, int cols, cuda
   else
     launch_softmax_online(x, y, rows, cols, st);
 }
-// The online sum's chain: a thread's terms, one rescale (exp_diff then a multiply: 6 roundings of
-// 2^-24: expf's declared 2 ulp, counted as 4, with the fma and the multiply) for each of its vectors, and each merge
-// level (5 warp, up to 7 group) the same plus an add.
-constexpr double online_depth(long cols) {
-  const RowShape s = row_shape(cols < kMaxCols ? cols : kMaxCols);
-  const long nvec = (cols + 7) / 8, per = (nvec + s.tpr - 1) / s.tpr;
-  return double(per) * (8 + 6) + double(5 + s.tpr / 32 - 1) * 7;
-}
-constexpr double long_depth(long cols) { return cols <= kMaxCols ? reg_depth(cols) : online_depth(cols); }
 }  // namespace kc::cu
+#endif

@@ -4,6 +4,13 @@
 #pragma once
 #include "../../common/kc_rows.cuh"
 
+namespace kc::cu {
+// The launcher sum.cu exports to the contract (cuda.cpp): bf16 x [rows, cols], fp32 y [rows], on the
+// harness's stream.
+void row_sum_f32(const void* x, float* y, int rows, int cols, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 __global__ void __launch_bounds__(256)
 kc_row_sum(const kc_u4* __restrict__ x, float* __restrict__ y, int rows, int cols, int tpr) {
   using namespace kc::cu;
@@ -28,3 +35,4 @@ inline void launch_row_sum(const void* x, float* y, int rows, int cols, cudaStre
   kc_row_sum<<<(rows + s.rpb - 1) / s.rpb, kBlock, 0, st>>>(static_cast<const kc_u4*>(x), y, rows, cols, s.tpr);
 }
 }  // namespace kc::cu
+#endif

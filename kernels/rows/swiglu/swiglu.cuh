@@ -11,6 +11,13 @@ namespace kc::cu {
 // 1 here: at the copy's rate already (H200, 8192 rows x 4,096..16,384: 103-107% of the copy).
 constexpr int kSwigluV = 1;
 
+// The launcher swiglu.cu exports to the contract (cuda.cpp): n elements of bf16 g, u and y, on the
+// harness's stream.
+void swiglu_bf16(const void* g, const void* u, void* y, long n, void* stream);
+}  // namespace kc::cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::cu {
 struct SwigluWord {
   __device__ uint32_t operator()(uint32_t g, uint32_t u) const {
     float e0 = expf(-bf16_lo(g)), e1 = expf(-bf16_hi(g));
@@ -26,3 +33,4 @@ inline void launch_swiglu(const void* g, const void* u, void* y, long n, cudaStr
   launch_glu<SwigluWord>(g, u, y, n, st, v);
 }
 }  // namespace kc::cu
+#endif

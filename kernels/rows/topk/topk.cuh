@@ -12,8 +12,12 @@
 
 namespace kc::cu {
 constexpr int kMaxK = 64;
-}
+// The launcher topk.cu exports to the contract (cuda.cpp): bf16 x [rows, cols], the k largest's i32
+// ids and bf16 values [rows, k], on the harness's stream.
+void topk_bf16(const void* x, int32_t* ids, void* vals, int rows, int cols, int k, void* stream);
+}  // namespace kc::cu
 
+#if defined(__CUDACC__) || defined(__HIP__)
 template <int VPT>
 __global__ void __launch_bounds__(256)
 kc_topk_bf16(const kc_u4* __restrict__ x, int32_t* __restrict__ ids, uint16_t* __restrict__ vals, int cols, int k) {
@@ -117,3 +121,4 @@ inline void launch_topk_bf16(const void* x, int32_t* ids, void* vals, int rows, 
   }
 }
 }  // namespace kc::cu
+#endif
