@@ -1,22 +1,24 @@
 // The attention family's planted controls on CUDA: the served split and merge kernels
 // (kernels/attention/cuda_attention.cuh) with one fault compiled in, red at the gate it was built
 // for. CPU twins: controls/cpu/attention_controls.cpp. Head dim 64, fp32 out (no bf16 rounding to
-// hide a fault), small envelopes: each fault shows at the first shapes that reach it.
+// hide a fault), small envelopes: each fault shows at the first shapes that reach it. Their kernels
+// are attention_controls.cu's, reached through attention.cuh.
 #include "../../../kernels/attention/cuda_contract.cuh"
 #include "../../../kernels/attention/cuda_depth.cuh"
+#include "attention.cuh"
 
 namespace {
 using kc::attention::Cache;
 using namespace kc::attn_cu;
 using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-// As the served decode entries state it (kernels/attention/decode/contract.cu).
+// As the served decode entries state it (kernels/attention/decode/cuda.cpp).
 double key_depth(int64_t span) { return decode_key_depth(span); }
 
-template <int F>
-kc::Entry decode_control(const char* launch, Cache cache, int64_t page, Served served, kc::Gate gate, kc::Why why) {
+kc::Entry decode_control(Fault f, const char* launch, Cache cache, int64_t page, Served served, kc::Gate gate,
+                         kc::Why why) {
   try {
-    prepare_split<64, F>();  // its dynamic shared memory, before the backend checks the launch
+    ctl_split_prepare(f);  // its dynamic shared memory, before the backend checks the launch
   } catch (const std::exception&) {
   }
   kc::attention::Steps st;
@@ -33,15 +35,14 @@ kc::Entry decode_control(const char* launch, Cache cache, int64_t page, Served s
       .ulp("logf (CUDA's stated bound)", 1)
       .launches({launch, "attention/merge/f32/d64"})
       .control(gate, why)
-      .launch([cache, page](const kc::Buffers& b) {
+      .launch([f, cache, page](const kc::Buffers& b) {
         decode_with(
             b, cache, page, false,
-            [](const Args& a, int d, cudaStream_t st) {
+            [f](const Args& a, int d, void* stream) {
               if (d != 64) throw kc::Error("attention controls: head dim 64 only");
-              launch_split_one<64, F>(a, st);
-              check_launch("attention control split");
+              ctl_split(f, a, stream);
             },
-            [](int) { return wave_blocks<64, F>(); });
+            [f](int) { return ctl_split_wave(f); });
       });
 }
 
@@ -54,33 +55,34 @@ const Served kPagedEnv{{"seqs", {3}}, {"rows", {4}}, {"kv_heads", {1}}, {"group"
 
 // Gate 3: the running sum l is never rescaled when the max moves (the fill's newest key jumps).
 KC_CONTROL("attention/ctl/no_rescale", cuda) {
-  return decode_control<kKeepL>("attention/ctl/no_rescale", Cache::linear, 0, kLinearEnv, kc::Gate::shapes, kc::Why::interval);
+  return decode_control(kKeepL, "attention/ctl/no_rescale", Cache::linear, 0, kLinearEnv,
+                        kc::Gate::shapes, kc::Why::interval);
 }
 // Gate 3: a row sees one key past its causal edge.
 KC_CONTROL("attention/ctl/past_causal_edge", cuda) {
-  return decode_control<kPastEdge>("attention/ctl/past_causal_edge", Cache::linear, 0, kLinearEnv, kc::Gate::shapes,
-                                   kc::Why::interval);
+  return decode_control(kPastEdge, "attention/ctl/past_causal_edge", Cache::linear, 0, kLinearEnv,
+                        kc::Gate::shapes, kc::Why::interval);
 }
 // Gate 3: a row over a ring sees one key before its window (still in the ring).
 KC_CONTROL("attention/ctl/past_window", cuda) {
-  return decode_control<kPastWindow>("attention/ctl/past_window", Cache::ring, 0, kRingEnv, kc::Gate::shapes,
-                                     kc::Why::interval);
+  return decode_control(kPastWindow, "attention/ctl/past_window", Cache::ring, 0, kRingEnv,
+                        kc::Gate::shapes, kc::Why::interval);
 }
 // Gate 3: a sequence's last page read through the table entry before it (a stale page id).
 KC_CONTROL("attention/ctl/stale_page", cuda) {
-  return decode_control<kStalePage>("attention/ctl/stale_page", Cache::paged, 16, kPagedEnv, kc::Gate::shapes,
-                                    kc::Why::interval);
+  return decode_control(kStalePage, "attention/ctl/stale_page", Cache::paged, 16, kPagedEnv,
+                        kc::Gate::shapes, kc::Why::interval);
 }
 // Gate 3: sequences 0 and 1 read each other's page table.
 KC_CONTROL("attention/ctl/swapped_tables", cuda) {
-  return decode_control<kSwapTables>("attention/ctl/swapped_tables", Cache::paged, 16, kPagedEnv, kc::Gate::shapes,
-                                     kc::Why::interval);
+  return decode_control(kSwapTables, "attention/ctl/swapped_tables", Cache::paged, 16, kPagedEnv,
+                        kc::Gate::shapes, kc::Why::interval);
 }
 // Gate 1: P.V over the whole tile's slots with p = 0 at keys the row may not see: an infinite
 // value there gives 0 * Inf = NaN where float64 leaves the key out.
 KC_CONTROL("attention/ctl/masked_inf_nan", cuda) {
-  return decode_control<kMaskedTiles>("attention/ctl/masked_inf_nan", Cache::linear, 0, kLinearEnv, kc::Gate::nonfinite,
-                                      kc::Why::class_mismatch);
+  return decode_control(kMaskedTiles, "attention/ctl/masked_inf_nan", Cache::linear, 0, kLinearEnv,
+                        kc::Gate::nonfinite, kc::Why::class_mismatch);
 }
 // Gate 3: a merge that adds the last chunk's partial without its scale exp(m_c - max).
 KC_CONTROL("attention/ctl/merge_drops_scale", cuda) {
@@ -92,17 +94,5 @@ KC_CONTROL("attention/ctl/merge_drops_scale", cuda) {
       .ulp("logf (CUDA's stated bound)", 1)
       .launches({"attention/ctl/merge_drops_scale"})
       .control(kc::Gate::shapes, kc::Why::interval)
-      .launch([](const kc::Buffers& b) {
-        const MergeArgs m = merge_args(b, true, false, false);
-        kc_attn_merge<64, float, true><<<unsigned((m.n + kWarps - 1) / kWarps), kThreads, 0, kc::cu::stream_of(b)>>>(m);
-        check_launch("attention control merge");
-      });
+      .launch([](const kc::Buffers& b) { ctl_merge_drops_scale(merge_args(b, true, false, false), b.stream()); });
 }
-
-KC_CUDA_LAUNCH("attention/ctl/no_rescale", (kc_attn_split<64, kc::attn_cu::kKeepL>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/past_causal_edge", (kc_attn_split<64, kc::attn_cu::kPastEdge>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/past_window", (kc_attn_split<64, kc::attn_cu::kPastWindow>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/stale_page", (kc_attn_split<64, kc::attn_cu::kStalePage>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/swapped_tables", (kc_attn_split<64, kc::attn_cu::kSwapTables>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/masked_inf_nan", (kc_attn_split<64, kc::attn_cu::kMaskedTiles>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/ctl/merge_drops_scale", (kc_attn_merge<64, float, true>), kc::attn_cu::kThreads, 0);
