@@ -12,12 +12,17 @@
 // start's); those are added on the CUDA cores for the rows that see them.
 // Sums (fp32, on tensor cores for the dots and P V: the contracts bound them by the rule
 // tools/tc-probe measured, cuda_depth.cuh), l in fp32 on the CUDA cores.
+//
+// The sizes, enums and argument structs above the device guard are plain C++: the contracts'
+// registrations (cuda.cpp), compiled without nvcc, build Args and MergeArgs from them.
 #pragma once
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-
 #include <climits>
 #include <cstdint>
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#endif
 
 namespace kc::attn_cu {
 
@@ -47,6 +52,18 @@ struct Args {
   int lse_form;                // 1: part_o = P.V / sum, part_lse (0 and -Inf where empty); 0: m, l, o
   float *pm, *pl, *plse, *po;  // partials [seqs * rows * q_heads, chunks (, d)]
 };
+
+struct MergeArgs {
+  const float *pm, *pl, *po;  // part_m (or part_lse), part_l (null: the lse form, l = 1), part_o
+  void* out;
+  float* lse;
+  int n, chunks, zero_rule, base2;
+};
+
+}  // namespace kc::attn_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+namespace kc::attn_cu {
 
 __device__ __forceinline__ float lo16(uint32_t u) { return __uint_as_float(u << 16); }
 __device__ __forceinline__ float hi16(uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
@@ -116,13 +133,6 @@ __device__ __forceinline__ long kv_off(const Args& a, int s, int j, int h, int l
   }
   return (row * a.kv_heads + h) * D;
 }
-
-struct MergeArgs {
-  const float *pm, *pl, *po;  // part_m (or part_lse), part_l (null: the lse form, l = 1), part_o
-  void* out;
-  float* lse;
-  int n, chunks, zero_rule, base2;
-};
 
 template <class O> __device__ __forceinline__ void put(O* p, float x);
 template <> __device__ __forceinline__ void put<float>(float* p, float x) { *p = x; }
@@ -406,3 +416,4 @@ __global__ void __launch_bounds__(kc::attn_cu::kThreads) kc_attn_merge(kc::attn_
   for (int e = 0; e < E; ++e) put<O>(out + e, none ? 0.f : acc[e] / L);
   if (lane == 0) a.lse[i] = none ? -INFINITY : c0 + (a.base2 ? log2f(L) : logf(L));
 }
+#endif

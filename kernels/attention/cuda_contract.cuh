@@ -1,7 +1,10 @@
 // Host glue the CUDA attention contracts share (decode/, split/, merge/ and their controls): the
 // launchers' sizes from the family's geometry, buffers as the kernels read them, decode through a
-// stream-ordered workspace.
+// stream-ordered workspace. Host code alone, for the registrations (cuda.cpp): the kernels are
+// reached through the device units' exports (cuda_served.hpp, the controls' headers).
 #pragma once
+#include <cmath>
+#include <exception>
 #include <string>
 
 #include "../common/cuda_contract.hpp"
@@ -23,8 +26,34 @@ inline const uint16_t* u16(const kc::Buffers& b, const char* n) { return reinter
 inline const int32_t* i32(const kc::Buffers& b, const char* n) { return static_cast<const int32_t*>(b.ptr(n)); }
 inline float* f32(const kc::Buffers& b, const char* n) { return static_cast<float*>(b.ptr(n)); }
 
+// The served split over every head dim (cuda_served.hpp): each head dim's opt-in, at entry build,
+// before the backend checks the launches (without a GPU the launch reports it); its blocks a wave;
+// and its partials over a.chunks chunks of a.chunk keys, as launch_split<kNone> makes them. Host
+// code: in a device unit this dispatch would instantiate every head dim's split there.
+inline void served_prepare() {
+  try {
+    served_split_prepare<64>();
+    served_split_prepare<128>();
+    served_split_prepare<256>();
+  } catch (const std::exception&) {
+  }
+}
+inline int served_wave(int d) {
+  return d == 64 ? served_split_wave<64>() : d == 128 ? served_split_wave<128>() : served_split_wave<256>();
+}
+inline void served_split(const Args& a, int d, void* stream) {
+  check_split_chunks(a);
+  switch (d) {
+    case 64: served_split_at<64>(a, stream); break;
+    case 128: served_split_at<128>(a, stream); break;
+    case 256: served_split_at<256>(a, stream); break;
+    default: bad_split_dim(d);
+  }
+}
+
 // Decode as the contract runs it: split and merge through a workspace allocated on the stream.
-// split(a, d, stream) and wave(d) are the split kernel's (the served one's, or a control's).
+// split(a, d, stream) and wave(d) are the split kernel's (the served one's, or a control's); stream
+// is the harness's, as void*.
 template <class Split, class Wave>
 void decode_with(const kc::Buffers& b, kc::attention::Cache cache, int64_t page, bool bf16_out, Split split, Wave wave) {
   kc::cu::need_aligned16(b, {"q", "k", "v"});
@@ -57,7 +86,7 @@ inline void split_entry(const kc::Buffers& b, kc::attention::Cache cache, int64_
   const Sizes z = sizes_of(g);
   a.cache = z.cache, a.seqs = z.seqs, a.rows = z.rows, a.kv_heads = z.kv_heads, a.group = z.group;
   a.window = z.window, a.slots = z.slots, a.max_pages = z.max_pages;
-  served_split(a, z.d, kc::cu::stream_of(b));
+  served_split(a, z.d, b.stream());
 }
 
 // The merge's arguments over (m, l, o) or (lse, o) partials [rows, q_heads, chunks(, d)].

@@ -4,11 +4,12 @@
 //
 // Without relocatable device code every unit that instantiates a kernel holds its own copy, so the
 // launchers have internal linkage: each unit opts its own copies in to their shared memory. The
-// harness's served kernels are instantiated in one unit each (split/contract.cu, merge/contract.cu,
-// behind cuda_served.hpp); the decode contract reaches them through that header.
+// harness's served kernels are instantiated in one unit each (split/split_d*.cu, merge/merge.cu,
+// behind cuda_served.hpp); the contracts reach them through that header.
+//
+// The sizes and chunking above the device guard are plain C++, for the registrations (cuda.cpp); the
+// launchers below it exist where nvcc compiles.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -26,11 +27,6 @@ struct Sizes {
 };
 inline int q_heads(const Sizes& z) { return z.kv_heads * z.group; }
 inline long row_heads(const Sizes& z) { return long(z.seqs) * z.rows * q_heads(z); }
-
-inline void check_launch(const char* what) {
-  const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 // Decode's chunking: about two waves of split blocks (`wave`: the blocks a wave holds, from the
 // kernel's occupancy), never more, so the last wave is nearly full; chunks of at least 128 keys (a
@@ -68,6 +64,27 @@ inline MergeArgs decode_merge_args(const Args& a, void* out, float* lse, const S
   return MergeArgs{a.pm, a.pl, a.po, out, lse, int(row_heads(z)), a.chunks, 0, 0};
 }
 
+// What the split refuses ahead of its launch: chunks off its 64-key tiles, a head dim it has no kernel for.
+inline void check_split_chunks(const Args& a) {
+  if (a.chunk < 64 || a.chunk % 64) throw std::runtime_error("attention split: a chunk is a multiple of 64 keys");
+  if (a.chunks < 1) throw std::runtime_error("attention split: no chunk");
+}
+[[noreturn]] inline void bad_split_dim(int d) {
+  throw std::runtime_error("attention split: head dim " + std::to_string(d) + " is not 64, 128 or 256");
+}
+
+}  // namespace kc::attn_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_runtime.h>
+
+namespace kc::attn_cu {
+
+inline void check_launch(const char* what) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
 // Internal linkage (static): this unit's kernel copies (above).
 
 // Opts this unit's split kernel in to its dynamic shared memory (past 48 KiB), once.
@@ -101,13 +118,12 @@ template <int D, int F> static void launch_split_one(const Args& a, cudaStream_t
 }
 // Partials of every row over a.chunks chunks of a.chunk keys (a multiple of 64); a's sizes set.
 template <int F = kNone> static void launch_split(const Args& a, int d, cudaStream_t st) {
-  if (a.chunk < 64 || a.chunk % 64) throw std::runtime_error("attention split: a chunk is a multiple of 64 keys");
-  if (a.chunks < 1) throw std::runtime_error("attention split: no chunk");
+  check_split_chunks(a);
   switch (d) {
     case 64: launch_split_one<64, F>(a, st); break;
     case 128: launch_split_one<128, F>(a, st); break;
     case 256: launch_split_one<256, F>(a, st); break;
-    default: throw std::runtime_error("attention split: head dim " + std::to_string(d) + " is not 64, 128 or 256");
+    default: bad_split_dim(d);
   }
   check_launch("attention split");
 }
@@ -135,3 +151,4 @@ static void launch_decode(const uint16_t* q, const uint16_t* k, const uint16_t* 
 }
 
 }  // namespace kc::attn_cu
+#endif

@@ -10,11 +10,10 @@
 // meet in a butterfly of 5 shuffles; lane 0 applies the per-tensor and per-channel scales and
 // stores. Depth, per output: the piece's chain, one fma a piece a lane holds, 5, and 1 where a
 // scale is a product of two.
+//
+// The forms, depths and exported launchers above the device guard are plain C++, for the
+// registrations (cuda.cpp); the kernels and the launchers' bodies are below it.
 #pragma once
-#include <cuda_bf16.h>
-#include <cuda_fp8.h>
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
 #include "bs_decode.hpp"
@@ -25,10 +24,36 @@ inline constexpr int kWarps = 8, kThreads = 32 * kWarps;
 // Weight forms (template arguments: demangled as integers in launches.tsv).
 enum : int { w_tensor = 0, w_channel = 1, w_block128 = 2, w_mx = 3, w_nv = 4 };
 enum : int { a_bf16 = 0, a_fp8_tensor = 1, a_fp8_group = 2 };
-// A planted fault for the CUDA controls (controls/cuda/bs_*): e4m3 weights' NaN codes read as +-480;
-// a 128-column piece taking the next K block's weight scale; an FP4 byte's nibbles read high first;
-// an e8m0 scale read one exponent high.
-enum : int { f_none = 0, f_nan_code_as_number = 1, f_neighbour_scale = 2, f_nibbles_swapped = 3, f_e8m0_off = 4 };
+// A planted fault for the CUDA controls (controls/cuda/blockscaled): e4m3 weights' NaN codes read as
+// +-480; a 128-column piece taking the next K block's weight scale; an FP4 byte's nibbles read high
+// first; an e8m0 scale read one exponent high.
+enum Fault : int { f_none = 0, f_nan_code_as_number = 1, f_neighbour_scale = 2, f_nibbles_swapped = 3, f_e8m0_off = 4 };
+
+// Depth of an output (see the head of this file).
+inline double fp8_depth(int64_t k, bool two_scales) { return double(16 + (k + 511) / 512 + 5 + (two_scales ? 1 : 0)); }
+inline double fp4_depth(int64_t k, int block) { return double(block + (32 / block) * ((k + 1023) / 1024) + 5); }
+// The instantiation a launch takes: x rows at most 8, 16 or 32.
+inline int rows_form(int64_t m) { return m <= 8 ? 8 : m <= 16 ? 16 : 32; }
+
+// The served GEMVs' launchers, bf16 y [M, N] from M <= 32 rows of x in the instantiation of
+// rows_form(M), on the harness's stream: the FP8 one at weight form W and activations A (x bf16, or
+// e4m3 codes with their scales sx), exported by fp8_gemv/fp8_gemv_<W>.cu; the FP4 one (MXFP4 or
+// NVFP4, bf16 x, g NVFP4's tensor scale) by fp4_gemv/fp4_gemv.cu.
+template <int W, int A>
+void served_fp8_gemv(const void* x, const float* sx, const uint8_t* q, const float* s, void* y, int M, int N, int K,
+                     void* stream);
+template <int W>
+void served_fp4_gemv(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, void* y, int M, int N,
+                     int K, void* stream);
+
+}  // namespace kc::bs_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+namespace kc::bs_cu {
 
 __device__ __forceinline__ float bf16_bits(uint32_t h) { return __uint_as_float(h << 16); }
 
@@ -187,10 +212,27 @@ __global__ void __launch_bounds__(kThreads)
   fp4_gemv<MT, Out, W, F>(x, q, s, g, y, M, N, K);
 }
 
-// Depth of an output (see the head of this file).
-inline double fp8_depth(int64_t k, bool two_scales) { return double(16 + (k + 511) / 512 + 5 + (two_scales ? 1 : 0)); }
-inline double fp4_depth(int64_t k, int block) { return double(block + (32 / block) * ((k + 1023) / 1024) + 5); }
-// The instantiation a launch takes: x rows at most 8, 16 or 32.
-inline int rows_form(int64_t m) { return m <= 8 ? 8 : m <= 16 ? 16 : 32; }
+// The launchers' bodies, instantiated by the unit that exports them (its kernels' one copy).
+template <int W, int A>
+void served_fp8_gemv(const void* x, const float* sx, const uint8_t* q, const float* s, void* y, int M, int N, int K,
+                     void* stream) {
+  const unsigned blocks = unsigned((N + kWarps - 1) / kWarps);
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  auto* out = static_cast<__nv_bfloat16*>(y);
+  if (M <= 8) kc_bs_fp8_gemv<8, __nv_bfloat16, W, A><<<blocks, kThreads, 0, st>>>(x, sx, q, s, out, M, N, K);
+  else if (M <= 16) kc_bs_fp8_gemv<16, __nv_bfloat16, W, A><<<blocks, kThreads, 0, st>>>(x, sx, q, s, out, M, N, K);
+  else kc_bs_fp8_gemv<32, __nv_bfloat16, W, A><<<blocks, kThreads, 0, st>>>(x, sx, q, s, out, M, N, K);
+}
+template <int W>
+void served_fp4_gemv(const uint16_t* x, const uint8_t* q, const uint8_t* s, const float* g, void* y, int M, int N,
+                     int K, void* stream) {
+  const unsigned blocks = unsigned((N + kWarps - 1) / kWarps);
+  const cudaStream_t st = static_cast<cudaStream_t>(stream);
+  auto* out = static_cast<__nv_bfloat16*>(y);
+  if (M <= 8) kc_bs_fp4_gemv<8, __nv_bfloat16, W><<<blocks, kThreads, 0, st>>>(x, q, s, g, out, M, N, K);
+  else if (M <= 16) kc_bs_fp4_gemv<16, __nv_bfloat16, W><<<blocks, kThreads, 0, st>>>(x, q, s, g, out, M, N, K);
+  else kc_bs_fp4_gemv<32, __nv_bfloat16, W><<<blocks, kThreads, 0, st>>>(x, q, s, g, out, M, N, K);
+}
 
 }  // namespace kc::bs_cu
+#endif

@@ -14,15 +14,13 @@
 // Head dims 64 and 128 keep q in registers; at 256 the accumulators alone are 128 fp32 a thread, so
 // q stays in shared memory (read by ldmatrix a tile) and a tile is 32 keys: q and the two stages are
 // 96 KB, inside the 99 KB an SM 8.6, 8.9 or 12.x block may opt in to.
+// The sizes, faults and arguments above the device guard are plain C++, for the registrations.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <climits>
 #include <stdexcept>
 #include <string>
 
 #include "../cuda_launch.cuh"  // cuda_attention.cuh's helpers, check_launch
-#include "prompt_tile.cuh"
 
 namespace kc::attn_cu {
 
@@ -33,7 +31,7 @@ template <int D> inline constexpr bool kPromptQSmem = D == 256;          // q in
 template <int D>
 inline constexpr int kPromptSmem = 2 * 2 * prompt_keys(D) * D * 2 + (kPromptQSmem<D> ? kPromptRows * D * 2 : 0);
 
-// Planted faults of the prompt controls (controls/cuda/attention_prompt); 0 in the served kernel.
+// Planted faults of the prompt controls (controls/cuda/attention/attention_prompt.cuh); 0 in the served kernel.
 enum PromptFault : int {
   kPromptNone = 0,
   kPromptPastEdge,   // each row sees the key after its position
@@ -49,6 +47,19 @@ struct PromptArgs {
   int cache, seqs, rows, kv_heads, group, window, slots, max_pages;
   float sc;
 };
+
+[[noreturn]] inline void bad_prompt_dim(int d) {
+  throw std::runtime_error("attention prompt: head dim " + std::to_string(d) + " is not 64, 128 or 256");
+}
+
+}  // namespace kc::attn_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_runtime.h>
+
+#include "prompt_tile.cuh"
+
+namespace kc::attn_cu {
 
 // Element offset of key j's row (kv head h) in k and v.
 template <int D> __device__ __forceinline__ long prompt_kv(const PromptArgs& a, int s, int j, int h) {
@@ -223,9 +234,10 @@ template <int F = kPromptNone> static void launch_prompt(const PromptArgs& a, in
     case 64: launch_prompt_one<64, F>(a, st); break;
     case 128: launch_prompt_one<128, F>(a, st); break;
     case 256: launch_prompt_one<256, F>(a, st); break;
-    default: throw std::runtime_error("attention prompt: head dim " + std::to_string(d) + " is not 64, 128 or 256");
+    default: bad_prompt_dim(d);
   }
   check_launch("attention prompt");
 }
 
 }  // namespace kc::attn_cu
+#endif

@@ -1,5 +1,6 @@
-// Host glue the prompt contracts share (contract.cu and controls/cuda/attention_prompt): the
-// kernel's arguments from the family's geometry, and the depths the contracts state.
+// Host glue the prompt contracts share (cuda.cpp and controls/cuda/attention/cuda.cpp): the
+// kernel's arguments from the family's geometry, and the depths the contracts state. Host code
+// alone, for the registrations.
 #pragma once
 #include "../../common/cuda_contract.hpp"
 #include "../cuda_depth.cuh"

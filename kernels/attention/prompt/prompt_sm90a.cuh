@@ -12,8 +12,8 @@
 // Head dims 64 and 128 (at 256 the accumulators pass the 168 registers a thread of 384 may hold).
 // The body exists only in the sm_90a image (a trap elsewhere, never launched there: the contract
 // picks it where kc::gemm90::image_has_wgmma says the loaded image holds it).
+// The sizes above the device guard are plain C++, for the registrations.
 #pragma once
-#include "../../dense/gemm/gemm_sm90a.cuh"  // image_has_wgmma, desc128, wg_fence/commit/wait, fence_async_shared
 #include "prompt.cuh"
 
 namespace kc::attn_cu {
@@ -25,6 +25,9 @@ template <int D> inline constexpr int kTileBytes90 = kKeys90 * D * 2;  // one of
 template <int D> inline constexpr int kSmem90 = kQBytes90<D> + kStages90 * 2 * kTileBytes90<D> + 1024;
 
 }  // namespace kc::attn_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include "../../dense/gemm/gemm_sm90a.cuh"  // image_has_wgmma, desc128, wg_fence/commit/wait, fence_async_shared
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 namespace kc::attn_cu::sm90 {
@@ -279,3 +282,4 @@ static void launch_prompt90(const PromptArgs& a, int d, cudaStream_t st) {
 }
 
 }  // namespace kc::attn_cu
+#endif

@@ -5,17 +5,26 @@
 // there). Each 128 columns of K (a scale block) are summed by a chain of fma into a partial, then
 // promoted to the accumulator with one fma times the block's scales, as the wgmma kernel does.
 // Depth, per output: 128, one fma a block, and 1 where a block's scale is a product of two.
+// The tile sizes and the exported launcher above the device guard are plain C++, for the registration.
 #pragma once
-#include <cuda_runtime.h>
-
 #include <cstdint>
 
-#include "../../common/kc_store.cuh"
 #include "../bs_gemv.cuh"
 
 namespace kc::fp8gemm {
 constexpr int kPM = 64, kPN = 64, kPK = 32, kPThreads = 256;
+
+// The launcher fp8_gemm.cu exports to the contract (cuda.cpp): bf16 y [M, N] from e4m3 xq and q at
+// scale form W, A, on the harness's stream.
+template <int W, int A>
+void served_simt(const uint8_t* xq, const float* sx, const uint8_t* q, const float* s, void* y, int M, int N, int K,
+                 void* stream);
 }  // namespace kc::fp8gemm
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_runtime.h>
+
+#include "../../common/kc_store.cuh"
 
 // Grid (ceil(N / 64), ceil(M / 64)), 256 threads, no dynamic shared memory. K a multiple of 16.
 template <int W, int A, class Out>
@@ -79,3 +88,13 @@ kc_fp8_gemm_simt(const uint8_t* __restrict__ xq, const float* __restrict__ sx, c
     }
   }
 }
+
+// The launcher's body, instantiated by fp8_gemm.cu (its kernels' one copy).
+template <int W, int A>
+void kc::fp8gemm::served_simt(const uint8_t* xq, const float* sx, const uint8_t* q, const float* s, void* y, int M,
+                              int N, int K, void* stream) {
+  const dim3 grid(unsigned((N + 63) / 64), unsigned((M + 63) / 64));
+  kc_fp8_gemm_simt<W, A, __nv_bfloat16><<<grid, kPThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      xq, sx, q, s, static_cast<__nv_bfloat16*>(y), M, N, K);
+}
+#endif

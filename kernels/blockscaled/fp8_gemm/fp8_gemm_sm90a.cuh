@@ -12,8 +12,12 @@
 // the same rhythm as the dense GEMM (kernels/dense/gemm/gemm_sm90a.cuh, whose helpers it uses).
 // The body exists only in the sm_90a image; elsewhere the kernel traps, and the launcher runs the
 // portable kernel (fp8_gemm.cuh) there.
+// The sizes and the exported launchers above the device guard are plain C++, for the registration.
 #pragma once
-#include "../../dense/gemm/gemm_sm90a.cuh"
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
 #include "../bs_gemv.cuh"
 
 namespace kc::fp8gemm {
@@ -22,9 +26,25 @@ constexpr int kBM = 128, kBN = 128, kBK = 128, kThreads = 256, kStages = 6;
 constexpr int kTileBytes = 128 * 128;                        // one operand's 128 rows x 128 codes
 constexpr int kStageBytes = 2 * kTileBytes;                  // 32 KiB
 constexpr int kSmemBytes = kStages * kStageBytes + 1024;     // + 1 KiB to align
-// A planted fault for the CUDA control (controls/cuda/bs_never_promotes): every step's wgmma
-// accumulate into one tensor-core sum over the whole of K, never promoted.
+// A planted fault for the CUDA control (controls/cuda/blockscaled/bs_never_promotes.cuh): every
+// step's wgmma accumulate into one tensor-core sum over the whole of K, never promoted.
 enum : int { f_none = 0, f_never_promote = 1 };
+
+// Exported by fp8_gemm.cu to the contract (cuda.cpp): whether that unit's loaded image holds the
+// wgmma body (kc::gemm90::image_has_wgmma), the wgmma kernel's opt-in to its dynamic shared memory
+// at scale form W, A, and its launch (bf16 y) on the harness's stream.
+bool wgmma_here();
+template <int W, int A> cudaError_t prepare_wgmma();
+template <int W, int A>
+void served_wgmma(const uint8_t* xq, const float* sx, const uint8_t* q, const float* s, void* y, int M, int N, int K,
+                  void* stream);
+
+}  // namespace kc::fp8gemm
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include "../../dense/gemm/gemm_sm90a.cuh"
+
+namespace kc::fp8gemm {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // One wgmma m64n128k32 (e4m3 in, fp32 accumulate) of a warpgroup: d = A B^T + (scale_d ? d : 0), A
@@ -178,3 +198,17 @@ kc_fp8_gemm_wgmma(const uint8_t* __restrict__ xq, const float* __restrict__ sx, 
   __trap();  // built for sm_90a only
 #endif
 }
+
+// The exports' bodies, instantiated by fp8_gemm.cu (its kernels' one copy).
+template <int W, int A> cudaError_t kc::fp8gemm::prepare_wgmma() {
+  return cudaFuncSetAttribute(kc_fp8_gemm_wgmma<W, A, __nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              kSmemBytes);
+}
+template <int W, int A>
+void kc::fp8gemm::served_wgmma(const uint8_t* xq, const float* sx, const uint8_t* q, const float* s, void* y, int M,
+                               int N, int K, void* stream) {
+  const unsigned blocks = unsigned((M + 127) / 128) * unsigned((N + 127) / 128);
+  kc_fp8_gemm_wgmma<W, A, __nv_bfloat16><<<blocks, kThreads, kSmemBytes, static_cast<cudaStream_t>(stream)>>>(
+      xq, sx, q, s, static_cast<__nv_bfloat16*>(y), M, N, K);
+}
+#endif

@@ -1,5 +1,6 @@
-// Contracts of the CUDA split (cuda_attention.cuh's kc_attn_split over the entry's chunks): one
-// launch a head dim, every cache; P rounded to bf16 for P V.
+// Contracts of the CUDA split (cuda_attention.cuh's kc_attn_split over the entry's chunks, launched
+// by split_d64.cu, split_d128.cu and split_d256.cu): one launch a head dim, every cache; P rounded
+// to bf16 for P V.
 #include "../cuda_contract.cuh"
 #include "../cuda_depth.cuh"
 
@@ -48,21 +49,3 @@ KC_KERNEL("attention/split/linear_lse2", cuda) {
       .launches(split_launches())
       .launch([](const kc::Buffers& b) { kc::attn_cu::split_entry(b, Cache::linear, 0, 128, false, true); });
 }
-
-// The served split (cuda_served.hpp): this unit's copies are the ones the launch records name.
-namespace kc::attn_cu {
-void served_prepare() {
-  try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
-    prepare_split<64, kNone>();
-    prepare_split<128, kNone>();
-    prepare_split<256, kNone>();
-  } catch (const std::exception&) {
-  }
-}
-int served_wave(int d) { return wave_of<kNone>(d); }
-void served_split(const Args& a, int d, cudaStream_t st) { launch_split<kNone>(a, d, st); }
-}  // namespace kc::attn_cu
-
-KC_CUDA_LAUNCH("attention/split/d64", (kc_attn_split<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<64>::kSmem);
-KC_CUDA_LAUNCH("attention/split/d128", (kc_attn_split<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<128>::kSmem);
-KC_CUDA_LAUNCH("attention/split/d256", (kc_attn_split<256, 0>), kc::attn_cu::kThreads, kc::attn_cu::Tile<256>::kSmem);

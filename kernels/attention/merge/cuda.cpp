@@ -1,4 +1,5 @@
-// Contracts of the CUDA merge (cuda_attention.cuh's kc_attn_merge): a warp a row, the chunks in order.
+// Contracts of the CUDA merge (cuda_attention.cuh's kc_attn_merge, launched by merge.cu): a warp a
+// row, the chunks in order.
 #include "../cuda_contract.cuh"
 
 namespace {
@@ -20,7 +21,7 @@ KC_KERNEL("attention/merge/mlo_bf16", cuda) {
       .launches(merge_launches("bf16"))
       .launch([](const kc::Buffers& b) {
         kc::attn_cu::served_merge(kc::attn_cu::merge_args(b, true, false, false), int(b.shape()["d"]), true,
-                                  kc::cu::stream_of(b));
+                                  b.stream());
       });
 }
 
@@ -38,19 +39,6 @@ KC_KERNEL("attention/merge/lse2_f32", cuda) {
       .launches(merge_launches("f32"))
       .launch([](const kc::Buffers& b) {
         kc::attn_cu::served_merge(kc::attn_cu::merge_args(b, false, true, true), int(b.shape()["d"]), false,
-                                  kc::cu::stream_of(b));
+                                  b.stream());
       });
 }
-
-// The served merge (cuda_served.hpp): this unit's copies are the ones the launch records name.
-void kc::attn_cu::served_merge(const MergeArgs& a, int d, bool bf16_out, cudaStream_t st) {
-  if (bf16_out) launch_merge<uint16_t>(a, d, st);
-  else launch_merge<float>(a, d, st);
-}
-
-KC_CUDA_LAUNCH("attention/merge/f32/d64", (kc_attn_merge<64, float, false>), kc::attn_cu::kThreads, 0);
-KC_CUDA_LAUNCH("attention/merge/f32/d128", (kc_attn_merge<128, float, false>), kc::attn_cu::kThreads, 0);
-KC_CUDA_LAUNCH("attention/merge/f32/d256", (kc_attn_merge<256, float, false>), kc::attn_cu::kThreads, 0);
-KC_CUDA_LAUNCH("attention/merge/bf16/d64", (kc_attn_merge<64, uint16_t, false>), kc::attn_cu::kThreads, 0);
-KC_CUDA_LAUNCH("attention/merge/bf16/d128", (kc_attn_merge<128, uint16_t, false>), kc::attn_cu::kThreads, 0);
-KC_CUDA_LAUNCH("attention/merge/bf16/d256", (kc_attn_merge<256, uint16_t, false>), kc::attn_cu::kThreads, 0);

@@ -1,6 +1,7 @@
 // Contracts of CUDA decode attention (cuda_attention.cuh): each row split over KV chunks chosen to
 // fill the GPU (cuda_launch.cuh's decode_chunking), the chunks' partials merged, bf16 q, K and V,
-// P rounded to bf16 for P V, fp32 sums, natural-log lse, float64's classes for empty rows.
+// P rounded to bf16 for P V, fp32 sums, natural-log lse, float64's classes for empty rows. The
+// kernels are the served split's and merge's (cuda_served.hpp): decode has no device unit of its own.
 #include <cmath>
 
 #include "../cuda_contract.cuh"

@@ -4,7 +4,8 @@
 // sm_90 device whose loaded image is sm_90a, the wgmma kernel (fp8_gemm_sm90a.cuh, 128 x 128 tiles,
 // each 128 columns of K summed on the tensor cores and promoted to fp32); everywhere else the CUDA-core
 // kernel (fp8_gemm.cuh, 64 x 64 tiles). NaN rule: propagate; the tensor cores decode e4m3's NaN
-// codes to NaN, as the software decode does (e4m3-decode-check: every pair equal).
+// codes to NaN, as the software decode does (e4m3-decode-check: every pair equal). The kernels are
+// fp8_gemm.cu's, reached through its exports (kc::fp8gemm's wgmma_here, prepare_wgmma, served_*).
 #include "../../common/cuda_contract.hpp"
 #include "fp8_gemm.cuh"
 #include "fp8_gemm_sm90a.cuh"
@@ -19,13 +20,8 @@ using W = kc::blockscaled::Weights;
 using A = kc::blockscaled::Acts;
 
 bool use_wgmma() {
-  static const bool yes = kc::gemm90::image_has_wgmma();
+  static const bool yes = kc::fp8gemm::wgmma_here();
   return yes;
-}
-
-template <int Wf, int Af> cudaError_t prepare() {
-  return cudaFuncSetAttribute(kc_fp8_gemm_wgmma<Wf, Af, __nv_bfloat16>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              kc::fp8gemm::kSmemBytes);
 }
 
 template <int Wf, int Af> void run(const kc::Buffers& b) {
@@ -33,19 +29,17 @@ template <int Wf, int Af> void run(const kc::Buffers& b) {
   const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
   if (K % 16) throw kc::Error("blockscaled/fp8_gemm: k must be a multiple of 16 for 16-byte copies");
   kc::cu::need_aligned16(b, {"xq", "q"});
-  auto* y = static_cast<__nv_bfloat16*>(b.ptr("y"));
-  const cudaStream_t st = kc::cu::stream_of(b);
+  void* y = b.ptr("y");
+  void* st = b.stream();
   if (use_wgmma()) {
-    const cudaError_t ok = prepare<Wf, Af>();
+    const cudaError_t ok = kc::fp8gemm::prepare_wgmma<Wf, Af>();
     if (ok != cudaSuccess)
       throw kc::Error(std::string("blockscaled/fp8_gemm: cannot opt in to its dynamic shared memory: ") + cudaGetErrorString(ok));
-    const unsigned blocks = unsigned((M + 127) / 128) * unsigned((N + 127) / 128);
-    kc_fp8_gemm_wgmma<Wf, Af, __nv_bfloat16><<<blocks, kc::fp8gemm::kThreads, kc::fp8gemm::kSmemBytes, st>>>(
-        b.in<uint8_t>("xq"), b.in<float>("sx"), b.in<uint8_t>("q"), b.in<float>("s"), y, M, N, K);
+    kc::fp8gemm::served_wgmma<Wf, Af>(b.in<uint8_t>("xq"), b.in<float>("sx"), b.in<uint8_t>("q"), b.in<float>("s"), y,
+                                      M, N, K, st);
   } else {
-    const dim3 grid(unsigned((N + 63) / 64), unsigned((M + 63) / 64));
-    kc_fp8_gemm_simt<Wf, Af, __nv_bfloat16><<<grid, kc::fp8gemm::kPThreads, 0, st>>>(
-        b.in<uint8_t>("xq"), b.in<float>("sx"), b.in<uint8_t>("q"), b.in<float>("s"), y, M, N, K);
+    kc::fp8gemm::served_simt<Wf, Af>(b.in<uint8_t>("xq"), b.in<float>("sx"), b.in<uint8_t>("q"), b.in<float>("s"), y,
+                                     M, N, K, st);
   }
 }
 
@@ -60,7 +54,7 @@ template <int Wf> double depth(int64_t k) {
 }
 
 template <int Wf, int Af> kc::Entry fp8_gemm(const std::string& name, W w, A a) {
-  (void)prepare<Wf, Af>();
+  (void)kc::fp8gemm::prepare_wgmma<Wf, Af>();
   const bool wg = use_wgmma();
   return kc::blockscaled::projection(w, a, kc::DType::bf16, wg ? 128 : 0)
       .served({{"m", {33, 512}}, {"n", {128, 1040}}, {"k", {384, 2064}}})
@@ -75,13 +69,9 @@ template <int Wf, int Af> kc::Entry fp8_gemm(const std::string& name, W w, A a) 
 }
 }  // namespace
 
-#define KC_FP8_GEMM(NAME, WF, AF, WE, AE)                                                                    \
-  KC_KERNEL("blockscaled/fp8_gemm/" NAME, cuda) { return fp8_gemm<WF, AF>("blockscaled/fp8_gemm/" NAME, WE, AE); } \
-  KC_CUDA_LAUNCH("blockscaled/fp8_gemm/" NAME "/wgmma", (kc_fp8_gemm_wgmma<WF, AF, __nv_bfloat16>),              \
-                 kc::fp8gemm::kThreads, kc::fp8gemm::kSmemBytes);                                            \
-  KC_CUDA_LAUNCH("blockscaled/fp8_gemm/" NAME "/cuda_cores", (kc_fp8_gemm_simt<WF, AF, __nv_bfloat16>),         \
-                 kc::fp8gemm::kPThreads, 0)
+#define KC_FP8_GEMM(NAME, WF, AF, WE, AE) \
+  KC_KERNEL("blockscaled/fp8_gemm/" NAME, cuda) { return fp8_gemm<WF, AF>("blockscaled/fp8_gemm/" NAME, WE, AE); }
 
-KC_FP8_GEMM("fp8_tensor/a_fp8", w_tensor, a_fp8_tensor, W::fp8_tensor, A::fp8_tensor);
-KC_FP8_GEMM("fp8_channel/a_fp8", w_channel, a_fp8_tensor, W::fp8_channel, A::fp8_tensor);
-KC_FP8_GEMM("fp8_block128/a_fp8_g128", w_block128, a_fp8_group, W::fp8_block128, A::fp8_group128);
+KC_FP8_GEMM("fp8_tensor/a_fp8", w_tensor, a_fp8_tensor, W::fp8_tensor, A::fp8_tensor)
+KC_FP8_GEMM("fp8_channel/a_fp8", w_channel, a_fp8_tensor, W::fp8_channel, A::fp8_tensor)
+KC_FP8_GEMM("fp8_block128/a_fp8_g128", w_block128, a_fp8_group, W::fp8_block128, A::fp8_group128)

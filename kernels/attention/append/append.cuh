@@ -1,7 +1,17 @@
 // The paged K/V write on CUDA (attention.hpp's append): a thread a 16-byte piece of a new K or V row,
 // copied to its slot through the page table. Bit-exact: a copy, no arithmetic.
-#include "../../common/cuda_contract.hpp"
-#include "envelope.hpp"
+#pragma once
+#include <cstdint>
+
+namespace kc::attn_cu {
+// The launcher append.cu exports to the contract (cuda.cpp): new rows kn and vn [seqs, rows, heads,
+// d] into k and v through the page table, on the harness's stream; d a multiple of 8.
+void append_paged(const void* kn, const void* vn, const int32_t* lens, const int32_t* table, void* k, void* v,
+                  int seqs, int rows, int heads, int d, int page, int max_pages, void* stream);
+}  // namespace kc::attn_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include <cuda_runtime.h>
 
 // Threads cover seqs x rows x kv_heads x 2 (K, V) x d / 8 pieces.
 __global__ void __launch_bounds__(256) kc_attn_append(const uint4* __restrict__ kn, const uint4* __restrict__ vn,
@@ -22,24 +32,4 @@ __global__ void __launch_bounds__(256) kc_attn_append(const uint4* __restrict__ 
     else v[to] = vn[from];
   }
 }
-
-// The served envelope (envelope.hpp); head dims a multiple of 8 (16-byte pieces).
-KC_KERNEL("attention/append/paged", cuda) {
-  return kc::attention_append::served()
-      .launches({"attention/append/paged"})
-      .launch([](const kc::Buffers& b) {
-        kc::cu::need_aligned16(b, {"k_new", "v_new", "k_out", "v_out"});
-        const kc::Shape& s = b.shape();
-        const int seqs = int(s["seqs"]), rows = int(s["rows"]), heads = int(s["kv_heads"]), d = int(s["d"]);
-        if (d % 8) throw kc::Error("attention/append/paged: d must be a multiple of 8 for 16-byte pieces");
-        const long n = long(seqs) * rows * heads * 2 * (d / 8);
-        const int grid = int(std::min<long>((n + 255) / 256, 4096));
-        kc_attn_append<<<grid, 256, 0, kc::cu::stream_of(b)>>>(
-            static_cast<const uint4*>(b.ptr("k_new")), static_cast<const uint4*>(b.ptr("v_new")),
-            static_cast<const int32_t*>(b.ptr("lens")), static_cast<const int32_t*>(b.ptr("page_table")),
-            static_cast<uint4*>(b.ptr("k_out")), static_cast<uint4*>(b.ptr("v_out")), seqs, rows, heads, d,
-            kc::attention_append::kPage, int((s["keys"] + kc::attention_append::kPage - 1) / kc::attention_append::kPage));
-      });
-}
-
-KC_CUDA_LAUNCH("attention/append/paged", kc_attn_append, 256, 0);
+#endif

@@ -2,28 +2,40 @@
 // sm_80; prompt_sm90a.cuh: the warp-specialised wgmma form, head dims 64 and 128 where the loaded
 // image is sm_90a's): bf16 q, K and V, P rounded to bf16 for P V, fp32 sums, bf16 out, natural-log
 // lse, float64's classes for empty rows. The family's decode formula with many rows a sequence.
+// The kernels are reached through their units' exports (prompt_served.hpp).
 #include "prompt_contract.cuh"
+#include "prompt_served.hpp"
 #include "prompt_sm90a.cuh"
 
 namespace {
 using kc::attention::Cache;
 using Served = std::vector<std::pair<std::string, std::vector<int64_t>>>;
 
-// The wgmma form where this unit's loaded image holds it (sm_90a; KC_CUDA_NO_WGMMA=1 says no, so
+// The wgmma form where its unit's loaded image holds it (sm_90a; KC_CUDA_NO_WGMMA=1 says no, so
 // the mma.sync form can be checked on an H200 too).
 bool use_wgmma() {
-  static const bool yes = kc::gemm90::image_has_wgmma();
+  static const bool yes = kc::attn_cu::served_prompt90_here();
   return yes;
+}
+
+// The mma.sync form at head dim d, as launch_prompt<kPromptNone> runs it.
+void served_prompt(const kc::attn_cu::PromptArgs& a, int d, void* stream) {
+  switch (d) {
+    case 64: kc::attn_cu::served_prompt_at<64>(a, stream); break;
+    case 128: kc::attn_cu::served_prompt_at<128>(a, stream); break;
+    case 256: kc::attn_cu::served_prompt_at<256>(a, stream); break;
+    default: kc::attn_cu::bad_prompt_dim(d);
+  }
 }
 
 void prepare() {
   try {  // at entry build, before the backend checks the launches; without a GPU the launch reports it
-    kc::attn_cu::prepare_prompt<64, kc::attn_cu::kPromptNone>();
-    kc::attn_cu::prepare_prompt<128, kc::attn_cu::kPromptNone>();
-    kc::attn_cu::prepare_prompt<256, kc::attn_cu::kPromptNone>();
+    kc::attn_cu::served_prompt_prepare<64>();
+    kc::attn_cu::served_prompt_prepare<128>();
+    kc::attn_cu::served_prompt_prepare<256>();
   } catch (const std::exception&) {
   }
-  if (use_wgmma()) (void)kc::attn_cu::prepare_prompt90<64>(), (void)kc::attn_cu::prepare_prompt90<128>();
+  if (use_wgmma()) kc::attn_cu::served_prompt90_prepare();
 }
 
 // d: the served head dim; 64 and 128 share one envelope and a kernel form (wgmma where the image has
@@ -55,8 +67,8 @@ kc::Entry prompt_cuda(Cache cache, int64_t page, Served served, bool window, int
       .note(wg ? "wgmma kernel (sm_90a image)" : "mma.sync kernel")
       .launch([cache, page, wg](const kc::Buffers& b) {
         const kc::attn_cu::PromptArgs a = kc::attn_cu::prompt_args(b, cache, page);
-        if (wg) kc::attn_cu::launch_prompt90(a, int(b.shape()["d"]), kc::cu::stream_of(b));
-        else kc::attn_cu::launch_prompt(a, int(b.shape()["d"]), kc::cu::stream_of(b));
+        if (wg) kc::attn_cu::served_prompt90(a, int(b.shape()["d"]), b.stream());
+        else served_prompt(a, int(b.shape()["d"]), b.stream());
       });
 }
 
@@ -97,10 +109,3 @@ KC_KERNEL("attention/prompt/linear_d256_bf16", cuda) {
                       {"keys", {100, 300}}},
                      false, 256);
 }
-
-KC_CUDA_LAUNCH("attention/prompt/d64", (kc_attn_prompt<64, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<64>);
-KC_CUDA_LAUNCH("attention/prompt/d128", (kc_attn_prompt<128, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<128>);
-KC_CUDA_LAUNCH("attention/prompt/d256", (kc_attn_prompt<256, 0>), kc::attn_cu::kThreads, kc::attn_cu::kPromptSmem<256>);
-// The wgmma form is in every image, its body only in sm_90a's: only=90 in launches.tsv.
-KC_CUDA_LAUNCH("attention/prompt/wgmma_d64", (kc_attn_prompt90<64>), kc::attn_cu::kThreads90, kc::attn_cu::kSmem90<64>);
-KC_CUDA_LAUNCH("attention/prompt/wgmma_d128", (kc_attn_prompt90<128>), kc::attn_cu::kThreads90, kc::attn_cu::kSmem90<128>);
