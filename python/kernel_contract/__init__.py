@@ -13,12 +13,21 @@ harness's C++ entries, each entry in a process of its own, from the command line
 ``python -m kernel_contract FILE`` runs every gate and prints a SUMMARY line; ``pytest
 --kernel-contract FILE`` makes each entry a test.
 """
-from . import triton
 from ._lib import DTYPES, HarnessError
 from .entry import Entry
 from .families import affine, attention, blockscaled, dense, rows
 from .registry import control, kernel, load
 from .views import Buffers, Case, DLPackBuffer, Shape, bf16_to_f32, f32_to_bf16
+
+
+def __getattr__(name):
+    # kc.triton on first use: importing Triton (and with it, often, PyTorch) costs a second, which
+    # every pytest session that loads the plugin would pay.
+    if name == "triton":
+        import importlib
+
+        return importlib.import_module(".triton", __name__)
+    raise AttributeError(f"module 'kernel_contract' has no attribute '{name}'")
 
 
 def main(argv=None) -> int:

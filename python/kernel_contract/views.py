@@ -189,7 +189,7 @@ def bf16_to_f32(bits):
     """bf16 bits (uint16) as float32 values, exactly."""
     import numpy as np
 
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
 def f32_to_bf16(x):
