@@ -56,3 +56,11 @@ def test_green_control_fails_the_run(kc_run):
 def test_filter_matching_nothing_is_an_error(kc_run):
     r = kc_run(EXAMPLES / "numpy_rows.py", "--backend", "cpu", "--only", "no/such/entry")
     assert r.rc == 3 and "matches --only 'no/such/entry'" in r.out
+
+
+def test_stated_rule_checked_on_the_case(kc_run):
+    r = kc_run(CONTRACTS / "rules.py", "--backend", "cpu")
+    assert r.line("py/rule/kept", "gate1 ").startswith("PASS")
+    broken = r.line("py/rule/broken", "gate1 ")
+    assert broken.startswith("FAIL") and "rule_broken" in broken and "a max is not finite" in broken
+    assert r.rc == 1

@@ -39,7 +39,7 @@ def paged_decode(q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, pos_ptr, out_ptr, lse
         acc = acc * alpha + tl.sum(p[:, None] * v, axis=0)
         m = m_new
     c = tl.where(m == float("-inf"), 0.0, m)
-    tl.store(out_ptr + (sr * q_heads + h) * D + d, tl.div_rn(acc, l))
+    tl.store(out_ptr + (sr * q_heads + h) * D + d, acc / l)
     tl.store(lse_ptr + sr * q_heads + h, c + tl.log(l))
 
 
@@ -69,7 +69,7 @@ def entry(name, served, mask_v):
             .tile("keys", PAGE)  # a page a tile: the running max moves at most once a page
             # A page's weights are added in a chain of at most PAGE (and the p v product's rounding);
             # each page then rescales and adds to the running sums (2 roundings a page).
-            .sums("f32", lambda s: 2 * -(-s["keys"] // PAGE) + PAGE + 1, ops=1)  # ops: acc / l
+            .sums("f32", lambda s: 2 * -(-s["keys"] // PAGE) + PAGE + 1, ops=4)  # acc / l: div.full.f32, 4 u
             .ulp("expf", 2)  # ex2.approx.f32
             .ulp("logf", 4)  # lg2.approx.f32 times ln 2, then + c
             .launches(name)

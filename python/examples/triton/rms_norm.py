@@ -26,7 +26,7 @@ def rms_norm_rows(x_ptr, w_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr, HALF_SUM:
             x = tl.load(x_row + c + offs, mask=c + offs < cols, other=0.0)
             acc += x * x
         ss = tl.sum(acc, axis=0)
-    r = tl.div_rn(1.0, tl.sqrt_rn(tl.div_rn(ss, cols.to(tl.float32)) + eps))
+    r = 1.0 / tl.sqrt(ss / cols.to(tl.float32) + eps)
     for c in range(0, cols, BLOCK):
         x = tl.load(x_row + c + offs, mask=c + offs < cols, other=0.0)
         w = tl.load(w_ptr + c + offs, mask=c + offs < cols, other=0.0)
@@ -48,9 +48,9 @@ def entry(name, half):
             .served(rows=[1, 7, 64], cols=[64, 1000, 4096])
             .tile("cols", BLOCK)
             # Each square rounds once, a lane adds ceil(cols / BLOCK) of them in order, tl.sum folds a
-            # thread's lanes in order and the threads in a tree; then 6 fp32 operations, each rounded
-            # once: / cols, + eps, sqrt, 1 / it, x * r, * w.
-            .sums("f32", lambda s: 1 - (-s["cols"] // BLOCK) + BLOCK // (32 * WARPS) + 7, ops=6)
+            # thread's lanes in order and the threads in a tree. Then, in u: / cols and 1 / it are
+            # div.full.f32 (2 ulps: 4 u each), sqrt.approx.f32 (1 ulp: 2 u), + eps, x * r and * w (1 u each).
+            .sums("f32", lambda s: 1 - (-s["cols"] // BLOCK) + BLOCK // (32 * WARPS) + 7, ops=4 + 4 + 2 + 3)
             .launches(name)
             .launch(launch))
 
