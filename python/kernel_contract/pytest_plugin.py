@@ -32,6 +32,12 @@ def pytest_configure(config):
     paths = config.getoption("kernel_contract")
     if not paths:
         return
+    # A pytest-xdist worker takes one GPU for itself before anything in it opens CUDA (the backend's
+    # probe included); every entry it runs inherits it.
+    pinned = gpu.pinned_devices(os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("CUDA_VISIBLE_DEVICES"),
+                                gpu.gpu_count())
+    if pinned is not None:
+        os.environ["CUDA_VISIBLE_DEVICES"] = pinned
     config._kc_paths = [Path(p).resolve() for p in paths]
     for p in config._kc_paths:
         if not p.exists():
@@ -75,17 +81,12 @@ class ContractItem(pytest.Item):
         why = backend_absent(self.entry.backend)
         if why:
             pytest.skip(f"backend {self.entry.backend} is absent here: {why}")
-        env = dict(os.environ)
-        pinned = gpu.pinned_devices(os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("CUDA_VISIBLE_DEVICES"),
-                                    gpu.gpu_count())
-        if pinned is not None:
-            env["CUDA_VISIBLE_DEVICES"] = pinned
         with tempfile.TemporaryDirectory(prefix="kc-pytest-") as tmp:
             report = Path(tmp) / "entry.jsonl"
             cmd = [sys.executable, "-m", "kernel_contract", str(self.path), "--backend", self.entry.backend,
                    "--only", self.entry.name, "--exact", "--reporter", "json", "--out", str(report),
                    *shlex.split(self.config.getoption("kc_args"))]
-            p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             events = _events(report)
         self.lines = [ln for ln in p.stdout.splitlines() if self.entry.name in ln or ln.startswith(("SUMMARY", "ERROR"))]
         for e in events:
