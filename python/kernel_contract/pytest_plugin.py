@@ -34,8 +34,8 @@ def pytest_configure(config):
         return
     # A pytest-xdist worker takes one GPU for itself before anything in it opens CUDA (the backend's
     # probe included); every entry it runs inherits it.
-    pinned = gpu.pinned_devices(os.environ.get("PYTEST_XDIST_WORKER"), os.environ.get("CUDA_VISIBLE_DEVICES"),
-                                gpu.gpu_count())
+    worker = getattr(config, "workerinput", {}).get("workerid")  # set in xdist's workers alone
+    pinned = gpu.pinned_devices(worker, os.environ.get("CUDA_VISIBLE_DEVICES"), gpu.gpu_count())
     if pinned is not None:
         os.environ["CUDA_VISIBLE_DEVICES"] = pinned
     config._kc_paths = [Path(p).resolve() for p in paths]

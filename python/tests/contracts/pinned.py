@@ -9,7 +9,7 @@ import kernel_contract as kc
 def make(tag):
     def launch(b):
         with open(os.path.join(os.environ["KC_TEST_PINNED"], tag), "a") as f:
-            f.write(os.environ.get("CUDA_VISIBLE_DEVICES", "none") + "\n")
+            f.write(f'{os.environ.get("PYTEST_XDIST_WORKER", "none")} {os.environ.get("CUDA_VISIBLE_DEVICES", "none")}\n')
         b["y"][:] = np.max(b["x"].reshape(-1, b.shape["cols"]), axis=1)
     return lambda: kc.rows.max("f32", "f32").served(rows=[1], cols=[8]).launch(launch)
 
