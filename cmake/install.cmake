@@ -11,7 +11,7 @@ install(TARGETS kc_core kc_backends kc_limits kc_main kernel-contract-limits EXP
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core/include/kc limits/include/kc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(KC_HAVE_CUDA)
-  install(FILES backends/cuda/include/kc/cuda.hpp backends/cuda/include/kc/cuda_launch.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
+  install(FILES backends/cuda/include/kc/cuda.hpp backends/cuda/include/kc/cuda_launch.hpp backends/cuda/include/kc/cuda_module.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
   target_include_directories(kc_backends PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endif()
 

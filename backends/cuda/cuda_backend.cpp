@@ -15,6 +15,7 @@
 #include "backends/cuda/fence.hpp"
 #include "backends/cuda/launch_watch.hpp"
 #include "kc/cuda.hpp"
+#include "kc/cuda_module.hpp"
 #include "backends/cuda/ref_f64.hpp"
 #include "backends/cuda/upstream.hpp"
 #include "backends/factories.hpp"
@@ -429,7 +430,12 @@ std::vector<std::string> CudaBackend::check_entry(const Spec& spec) {
         problems.push_back(buf);
       }
     }
-    if (!found) problems.push_back("launch " + name + ": no KC_CUDA_LAUNCH registers a kernel for it");
+    // A kernel a JIT loads by module at its first launch has no loaded function to ask here: gate 5
+    // read its cubins offline, and the launch watch checks each launch against its declaration.
+    for (const cuda::ModuleLaunch& m : cuda::module_launches()) found += m.name == name;
+    if (!found)
+      problems.push_back("launch " + name + ": no KC_CUDA_LAUNCH registers a kernel for it, nor a module launch " +
+                         "(kc/cuda_module.hpp)");
   }
   return problems;
 }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "kc/cuda.hpp"
+#include "kc/cuda_module.hpp"
 #include "kc/limits/paths.hpp"
 
 namespace kc::cuda {
@@ -219,6 +220,8 @@ std::vector<SeenLaunch> seen_launches() {
   for (const Raw& r : raw) {
     SeenLaunch s{demangle(r.name.c_str()), r.threads, r.dyn_smem, {}, r.stream};
     if (const auto it = w.records.find(s.symbol); it != w.records.end()) s.records = it->second;
+    for (const ModuleLaunch& m : module_launches())  // a kernel a JIT loaded by module (kc/cuda_module.hpp)
+      if (m.symbol == s.symbol) s.records.push_back({m.name, m.threads, m.dyn_smem});
     out.push_back(std::move(s));
   }
   return out;

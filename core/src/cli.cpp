@@ -115,6 +115,10 @@ static int write_launch_rows(const std::string& path, const std::vector<Backend*
 }
 
 int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned) {
+  return cli_main(argc, argv, std::move(owned), {});
+}
+
+int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned, std::vector<std::string> self) {
   keep_freed_memory();
   CLI::App app{"kernel-contract: runs every registered kernel through the five gates of the contract\n"
                "(1 non-finite, 2 repeat and aliasing, 3 shapes within a float64 bound, 4 fp32 sums,\n"
@@ -236,7 +240,12 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned)
     return exit_no_match;
   }
   opt.progress = isatty(2);
-  opt.self_exe = self_exe(argc > 0 ? argv[0] : nullptr);
+  if (self.empty()) {
+    opt.self_exe = self_exe(argc > 0 ? argv[0] : nullptr);
+  } else {
+    opt.self_exe = self.front();
+    opt.self_args.assign(self.begin() + 1, self.end());
+  }
   std::vector<std::unique_ptr<Reporter>> reps;
   std::ofstream file;
   reps.push_back(make_console_reporter(std::cout, isatty(1), opt.margins));

@@ -160,14 +160,11 @@ Child spawn(const std::vector<std::string>& args) {
 // The same selection and options as this run, for one backend, from the entry `at`. Gate 5 stays with
 // the parent: it reads binaries, not the device, and runs once there after every entry.
 std::vector<std::string> child_args(const RunOptions& opt, const std::string& backend, const std::string& at) {
-  std::vector<std::string> a{opt.self_exe,
-                             "--backend=" + backend,
-                             fmt::format("--seed={:#x}", opt.seed),
-                             fmt::format("--seeds={}", opt.seeds),
-                             fmt::format("--timeout={}", opt.timeout_s),
-                             "--no-limits",
-                             "--resume-at=" + at,
-                             fmt::format("--stream-fd={}", stream_fd)};
+  std::vector<std::string> a{opt.self_exe};
+  a.insert(a.end(), opt.self_args.begin(), opt.self_args.end());
+  a.insert(a.end(), {"--backend=" + backend, fmt::format("--seed={:#x}", opt.seed), fmt::format("--seeds={}", opt.seeds),
+                     fmt::format("--timeout={}", opt.timeout_s), "--no-limits", "--resume-at=" + at,
+                     fmt::format("--stream-fd={}", stream_fd)});
   if (!opt.only.empty()) a.push_back("--only=" + opt.only);  // CLI11 takes no empty value
   if (opt.exact) a.push_back("--exact");
   if (opt.repro) a.push_back("--repro");

@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kc/backend.hpp"
@@ -13,4 +14,9 @@ namespace kc {
 // then leaves through std::_Exit once everything is written (a kernel that never returned would
 // hold the exit handlers forever), so it returns only when no device is lost.
 int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> backends);
+// The same, for a program that is not its own executable (an interpreter running a script, whose
+// entries it registers at run time): `self` is the command that runs it again, the interpreter
+// first (the Python package: {python, "-m", "kernel_contract", FILE...}); the fresh processes run
+// `self` followed by the run's options.
+int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> backends, std::vector<std::string> self);
 }  // namespace kc

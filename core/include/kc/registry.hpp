@@ -2,6 +2,7 @@
 // a file registers its entries by defining them; nothing needs a central list. Factories run when
 // the runner asks, so a bad spec is reported as that entry's error, never a crash at start-up.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,9 @@ struct Registration {
   std::string file;
   int line;
   bool control;
-  Entry (*make)();
+  // Builds the entry. A function pointer for the static registrations (KC_KERNEL); a registration
+  // made at run time (a binding's: an interpreter's callable) carries its state in the closure.
+  std::function<Entry()> make;
 };
 
 // Every registration, in registration order.

@@ -29,6 +29,9 @@ struct RunOptions {
   // the backend's remaining entries then run in a fresh process and are reported here as if run
   // here. "" = they run on in this process and fail fast, each naming the lost device.
   std::string self_exe;
+  // Arguments the fresh process takes after self_exe and before the run's own options: where the
+  // program is an interpreter running a script (the Python package: `-m kernel_contract FILE...`).
+  std::vector<std::string> self_args;
   // Run a host backend's entries (Backend::host_launches) in this process, not a supervised fresh
   // one: for a debugger. A crash or a hang then ends the run.
   bool in_process = false;
