@@ -26,6 +26,11 @@ template <int BITS> constexpr int smem_bytes() {
   return kStages * (kXBytes + kWBytes + kBN * 2 * BITS * 4 + 2 * kBN * 8) + 1024;
 }
 
+}  // namespace kc::qmmws
+
+#if defined(__CUDACC__)
+namespace kc::qmmws {
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ void bar_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 __device__ __forceinline__ void bar_arrive(int id, int n) {
@@ -212,3 +217,4 @@ inline void launch(const void* x, const void* q, const void* s, const void* b, c
 }
 }  // namespace
 }  // namespace kc::qmmws
+#endif

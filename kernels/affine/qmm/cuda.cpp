@@ -6,7 +6,8 @@
 // registers (168 a thread at 384 threads) would spill; both measured on the H200 in
 // bench/cuda/dense/h200_prompt.txt. Everywhere else the mma.sync tiles (qmm.cuh: 128 x 64, K in
 // steps of 32). All take the sums of x from the same pre-pass. The entry declares the tiles, depth
-// and launches of the kernels this process runs.
+// and launches of the kernels this process runs. The kernels, their launchers and launch records are
+// the device units' (qmm_b*.cu), asked through QmmUnit.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -15,19 +16,11 @@
 #include "../../common/cuda_contract.hpp"
 #include "kc/families/affine.hpp"
 #include "qmm.cuh"
+#include "qmm.hpp"
 #include "qmm_sm90a.cuh"
-#include "qmm_ws_sm90a.cuh"
 
 namespace {
 using namespace kc::qmm_cu;
-
-// Does this process run the wgmma tiles? Decided once.
-bool use_wgmma() {
-  static const bool yes = kc::gemm90::image_has_wgmma();
-  return yes;
-}
-// Which wgmma tiles a (bits, group) takes.
-template <int B, int G> constexpr bool kWarpSpecialized = B <= 6 && G <= 64;
 
 // The per-32-column sums of x, kept between launches and freed by the rig's release.
 float* g_xs = nullptr;
@@ -43,11 +36,6 @@ float* xs_workspace(size_t n) {
   return g_xs;
 }
 
-template <int B, int G> cudaError_t prepare_wgmma() {
-  if constexpr (kWarpSpecialized<B, G>) return kc::qmmws::prepare<B, G, __nv_bfloat16>();
-  else return kc::qmm90::prepare<B, G, __nv_bfloat16>();
-}
-
 // Prompt rows: tiles of 128 x rows and 64 (mma.sync) or 128 (wgmma) W rows; K a multiple of the
 // group. Served: 17 to 8,192 rows of 64 to 16,384 outputs over K of 64 (a group of 128: 128) to
 // 16,384, every cross of them, as dense/gemm. The float64 references of eighteen entries at 8,192 x
@@ -56,8 +44,9 @@ template <int B, int G> cudaError_t prepare_wgmma() {
 // The K tile: mma.sync takes 32 columns a step and declares 4 steps (128, the largest group); wgmma
 // takes 64 a step, a group of 128 in two.
 template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
-  const bool wg = use_wgmma();
-  if (wg) (void)prepare_wgmma<B, G>();  // opted in before the backend checks the launch's limits
+  using U = QmmUnit<B, G>;
+  const bool wg = U::wgmma();  // decided once by the unit that holds the kernels
+  if (wg) (void)U::prepare_wgmma();  // opted in before the backend checks the launch's limits
   return kc::affine::projection(B, G, kc::DType::bf16)
       .served({{"m", {17, 512, 8192}}, {"n", {64, 4096, 16384}}, {"k", {std::max(64, G), 4096, 16384}}})
       .tile("m", wg ? kc::qmm90::kBM : kBM, 1, 1)
@@ -77,56 +66,37 @@ template <int B, int G> kc::Entry qmm_entry(const std::string& name) {
         const kc::Shape& s = b.shape();
         const int M = int(s["m"]), N = int(s["n"]), K = int(s["k"]);
         float* xs = xs_workspace(size_t(M) * (K / 32));
-        auto* y = reinterpret_cast<__nv_bfloat16*>(b.out<kc::bf16>("y"));
-        const cudaStream_t st = kc::cu::stream_of(b);
+        void* y = b.out<kc::bf16>("y");
         if (!wg) {
-          launch_qmm<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K, st);
+          U::launch(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K, b.stream());
           return;
         }
-        const cudaError_t ok = prepare_wgmma<B, G>();
+        const cudaError_t ok = U::prepare_wgmma();
         if (ok != cudaSuccess)
           throw kc::Error(std::string("affine/qmm: cannot opt in to its dynamic shared memory: ") + cudaGetErrorString(ok));
-        launch_xsum(b.ptr("x"), xs, M, K, st);
-        if constexpr (kWarpSpecialized<B, G>)
-          kc::qmmws::launch<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K, st);
-        else
-          kc::qmm90::launch<B, G, __nv_bfloat16>(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K, st);
+        U::launch_wgmma(b.ptr("x"), b.ptr("q"), b.ptr("s"), b.ptr("b"), xs, y, M, N, K, b.stream());
       });
 }
 }  // namespace
 
-#define KC_QMM(B, G)                                                                                         \
-  KC_KERNEL("affine/qmm/b" #B "_g" #G, cuda) { return qmm_entry<B, G>("affine/qmm/b" #B "_g" #G); }          \
-  KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/tile", (kc_affine_qmm<B, G, __nv_bfloat16>), 256, 0);           \
-  KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/xsum", kc_affine_xsum, 256, 0);
-// The wgmma tiles of a (bits, group): warp-specialized (384 threads) or two warpgroups (256).
-#define KC_QMM_WS(B, G)                                                                                      \
-  KC_QMM(B, G)                                                                                               \
-  KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/tile_wgmma", (kc_affine_qmm_ws<B, G, __nv_bfloat16>), 384,          \
-                 kc::qmmws::smem_bytes<B>());
-#define KC_QMM_2WG(B, G)                                                                                     \
-  KC_QMM(B, G)                                                                                               \
-  KC_CUDA_LAUNCH("affine/qmm/b" #B "_g" #G "/tile_wgmma", (kc_affine_qmm_wgmma<B, G, __nv_bfloat16>), 256,       \
-                 kc::qmm90::smem_bytes<B>());
+#define KC_QMM_ENTRY(B, G) \
+  KC_KERNEL("affine/qmm/b" #B "_g" #G, cuda) { return qmm_entry<B, G>("affine/qmm/b" #B "_g" #G); }
 
-KC_QMM_WS(2, 32)
-KC_QMM_WS(2, 64)
-KC_QMM_2WG(2, 128)
-KC_QMM_WS(3, 32)
-KC_QMM_WS(3, 64)
-KC_QMM_2WG(3, 128)
-KC_QMM_WS(4, 32)
-KC_QMM_WS(4, 64)
-KC_QMM_2WG(4, 128)
-KC_QMM_WS(5, 32)
-KC_QMM_WS(5, 64)
-KC_QMM_2WG(5, 128)
-KC_QMM_WS(6, 32)
-KC_QMM_WS(6, 64)
-KC_QMM_2WG(6, 128)
-KC_QMM_2WG(8, 32)
-KC_QMM_2WG(8, 64)
-KC_QMM_2WG(8, 128)
-
-// Each KC_QMM_WS / KC_QMM_2WG line must agree with kWarpSpecialized.
-static_assert(kWarpSpecialized<6, 64> && !kWarpSpecialized<6, 128> && !kWarpSpecialized<8, 32>);
+KC_QMM_ENTRY(2, 32)
+KC_QMM_ENTRY(2, 64)
+KC_QMM_ENTRY(2, 128)
+KC_QMM_ENTRY(3, 32)
+KC_QMM_ENTRY(3, 64)
+KC_QMM_ENTRY(3, 128)
+KC_QMM_ENTRY(4, 32)
+KC_QMM_ENTRY(4, 64)
+KC_QMM_ENTRY(4, 128)
+KC_QMM_ENTRY(5, 32)
+KC_QMM_ENTRY(5, 64)
+KC_QMM_ENTRY(5, 128)
+KC_QMM_ENTRY(6, 32)
+KC_QMM_ENTRY(6, 64)
+KC_QMM_ENTRY(6, 128)
+KC_QMM_ENTRY(8, 32)
+KC_QMM_ENTRY(8, 64)
+KC_QMM_ENTRY(8, 128)
