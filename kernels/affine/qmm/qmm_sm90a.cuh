@@ -255,7 +255,7 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
 }
 
 namespace kc::qmm90 {
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 template <int BITS, int GROUP, class Out> inline cudaError_t prepare() {
   return cudaFuncSetAttribute(kc_affine_qmm_wgmma<BITS, GROUP, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,

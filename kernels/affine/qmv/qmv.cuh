@@ -494,7 +494,7 @@ template <int BITS, int GROUP> inline double qmv_depth_at(long M, long K) {
 }
 
 // Host side with internal linkage: the bulk-copy form's launch stubs and opt-in are each translation
-// unit's own (gemv_entry.hpp).
+// unit's own (gemv.cuh: GemvUnit).
 namespace {
 // Opts in this translation unit's bulk-copy kernels where this process takes them (an entry is built
 // before gate 5 checks each launch's dynamic shared bytes on the device).

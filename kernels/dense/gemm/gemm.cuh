@@ -197,7 +197,7 @@ kc_gemm_mma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 
 namespace kc::gemm_cu {
 
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 template <class C, class Out> inline cudaError_t prepare_gemm_cfg() {
   return cudaFuncSetAttribute(kc_gemm_mma<C, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);

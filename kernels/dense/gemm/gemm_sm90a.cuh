@@ -211,7 +211,7 @@ static inline bool image_has_wgmma() {
   }
   return v == 1;
 }
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 // The tile width a shape takes: 256 unless that gives at most one block for every two SMs, then 128
 // (H200: 512 x 4,096 runs at 73% of cuBLAS with 128-wide tiles of 6 stages, 69% with 4, 49% with
