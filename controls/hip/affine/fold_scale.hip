@@ -1,3 +1,4 @@
-// HIP build of the CUDA control controls/cuda/affine_fold_scale/contract.cu, unchanged (kernels/common/hip_shim:
-// kc_gpu.h's CUDA spelling; the registration is parsed, never emitted in a device-only code object).
-#include "../../cuda/affine_fold_scale/contract.cu"
+// HIP build of the CUDA control's device code, controls/cuda/affine/fold_scale.cuh, unchanged
+// (kernels/common/hip_shim: kc_gpu.h's CUDA spelling): its launch records, host code that is parsed and
+// never emitted here, name the kernels the code object holds.
+#include "../../cuda/affine/fold_scale.cuh"

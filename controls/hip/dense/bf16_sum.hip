@@ -1,3 +1,4 @@
-// HIP build of the CUDA control controls/cuda/dense_bf16_sum/contract.cu, unchanged (kernels/common/hip_shim:
-// kc_gpu.h's CUDA spelling; the registration is parsed, never emitted in a device-only code object).
-#include "../../cuda/dense_bf16_sum/contract.cu"
+// HIP build of the CUDA control's device code, controls/cuda/dense/bf16_sum.cuh, unchanged
+// (kernels/common/hip_shim: kc_gpu.h's CUDA spelling): its launch records, host code that is parsed and
+// never emitted here, name the kernels the code object holds.
+#include "../../cuda/dense/bf16_sum.cuh"

@@ -16,11 +16,38 @@
 
 namespace kc::qmm_cu {
 constexpr int kBM = 128, kBN = 64, kBK = 32, kThreads = 256;
+
+// Which wgmma tiles a width and group take (qmm_ws_sm90a.cuh, qmm_sm90a.cuh).
+template <int BITS, int GROUP> constexpr bool kWarpSpecialized = BITS <= 6 && GROUP <= 64;
+
+// What qmm's device units (qmm_b*.cu: a few bit widths each, so that they build side by side; the body
+// is qmm_unit.cuh) export to its registration (cuda.cpp) for a width and group: the answers and
+// launchers of the unit's own kernels (a __global__ template's launch stub, and so its opt-in, is each
+// unit's own). x bf16 [M x K]; q, s, b: W [N x K]'s codes, scales and biases; xs: M * K / 32 floats of
+// workspace; y bf16 [M x N]; on the harness's stream.
+template <int BITS, int GROUP> struct QmmUnit {
+  static bool wgmma();  // runs the wgmma tiles (an sm_90 device, its sm_90a image loaded), decided once
+  static cudaError_t prepare_wgmma();  // opts in the wgmma tiles' dynamic shared memory
+  // The mma.sync tiles (launch_qmm, the pre-pass first), or the pre-pass and the wgmma tiles.
+  static void launch(const void* x, const void* q, const void* s, const void* b, float* xs, void* y, int M, int N,
+                     int K, void* stream);
+  static void launch_wgmma(const void* x, const void* q, const void* s, const void* b, float* xs, void* y, int M,
+                           int N, int K, void* stream);
+};
+
 }  // namespace kc::qmm_cu
 
+#if defined(__CUDACC__)
 // XS[m][j] = sum of x[m][32 j .. 32 j + 31], a chain in fp32. grid ceil(M * K / 32 / 256), 256 threads.
+// One kernel for every width and group, defined once in a program: the contract's device units but
+// the one holding it (qmm_b2_b3.cu) see its declaration alone (KC_QMM_XSUM_DECLARED), and their
+// launches and launch records name that one kernel.
 __global__ void __launch_bounds__(256)
-kc_affine_xsum(const uint16_t* __restrict__ x, float* __restrict__ xs, int M, int K) {
+kc_affine_xsum(const uint16_t* __restrict__ x, float* __restrict__ xs, int M, int K)
+#if defined(KC_QMM_XSUM_DECLARED)
+    ;
+#else
+{
   const long chunks = long(K) / 32, i = long(blockIdx.x) * 256 + threadIdx.x;
   if (i >= long(M) * chunks) return;
   const uint4* p = reinterpret_cast<const uint4*>(x + i * 32);
@@ -37,6 +64,7 @@ kc_affine_xsum(const uint16_t* __restrict__ x, float* __restrict__ xs, int M, in
   }
   xs[i] = s;
 }
+#endif
 
 // grid (ceil(N / 64), ceil(M / 128)), 256 threads.
 template <int BITS, int GROUP, class Out>
@@ -187,14 +215,6 @@ kc_affine_qmm(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict__ 
 
 namespace kc::qmm_cu {
 
-// Depth: a step's 32 products in two chained mma k16 from zero (tc_depth.cuh: the measured rule's
-// bound, or three roundings a term where unmeasured), b * (sum x) and the fused s * t, then the
-// chain of steps over K (sum x's own chain of 32 is shorter than the unmeasured count; the
-// measured bf16 bound of 32 products, 21, is below it, so it is counted: 32 - 1 adds).
-inline double qmm_depth(long K) {
-  return std::max(kc::cu::tc_depth("mma.m16n8k16.bf16", kBK), double(kBK - 1)) + 2 + double(K / kBK);
-}
-
 // The pre-pass: xs (M * K / 32 floats of workspace) = sums of x over every 32 columns.
 inline void launch_xsum(const void* x, float* xs, int M, int K, cudaStream_t st) {
   const long chunks = long(M) * (K / 32);
@@ -212,3 +232,4 @@ inline void launch_qmm(const void* x, const void* q, const void* s, const void* 
 }
 
 }  // namespace kc::qmm_cu
+#endif

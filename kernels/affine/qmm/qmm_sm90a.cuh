@@ -31,6 +31,11 @@ template <int BITS> constexpr int smem_bytes() {
   return kStages * kXBytes + 2 * kWBytes + kStages * kBN * 2 * BITS * 4 + 2 * 2 * kBN * 8 + 1024;
 }
 
+}  // namespace kc::qmm90
+
+#if defined(__CUDACC__)
+namespace kc::qmm90 {
+
 __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_t(h) << 16); }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -250,15 +255,7 @@ kc_affine_qmm_wgmma(const __nv_bfloat16* __restrict__ X, const uint32_t* __restr
 }
 
 namespace kc::qmm90 {
-// Depth: a group's G products in one wgmma accumulator from zero (tc_depth.cuh), or the sum of x
-// over the group (a chain of 32 and G / 32 - 1 adds) where that is longer, then two fused steps a
-// group along y's chain (y = s t + (b (sum x) + y)), and the last fused multiply.
-inline double qmm_depth(long K, int group) {
-  const double xsum = 32.0 + group / 32 - 1;
-  return std::max(kc::cu::tc_depth("wgmma.m64n8k16.bf16", group), xsum) + 2.0 * double(K / group) + 1;
-}
-
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 template <int BITS, int GROUP, class Out> inline cudaError_t prepare() {
   return cudaFuncSetAttribute(kc_affine_qmm_wgmma<BITS, GROUP, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -274,3 +271,4 @@ inline void launch(const void* x, const void* q, const void* s, const void* b, c
 }
 }  // namespace
 }  // namespace kc::qmm90
+#endif

@@ -26,6 +26,11 @@ template <int BITS> constexpr int smem_bytes() {
   return kStages * (kXBytes + kWBytes + kBN * 2 * BITS * 4 + 2 * kBN * 8) + 1024;
 }
 
+}  // namespace kc::qmmws
+
+#if defined(__CUDACC__)
+namespace kc::qmmws {
+
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ void bar_sync(int id, int n) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory"); }
 __device__ __forceinline__ void bar_arrive(int id, int n) {
@@ -196,7 +201,7 @@ kc_affine_qmm_ws(const __nv_bfloat16* __restrict__ X, const uint32_t* __restrict
 }
 
 namespace kc::qmmws {
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 template <int BITS, int GROUP, class Out> inline cudaError_t prepare() {
   return cudaFuncSetAttribute(kc_affine_qmm_ws<BITS, GROUP, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -212,3 +217,4 @@ inline void launch(const void* x, const void* q, const void* s, const void* b, c
 }
 }  // namespace
 }  // namespace kc::qmmws
+#endif

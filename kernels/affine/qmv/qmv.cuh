@@ -36,12 +36,6 @@
 #include <cuda_runtime.h>
 
 #include "../../common/kc_gpu.h"
-#include "../../common/kc_store.cuh"
-
-#if defined(__CUDACC__)
-#include <cstdint>
-#endif
-#include <type_traits>
 
 namespace kc::affine_cu {
 
@@ -70,6 +64,48 @@ constexpr int qmv_w_tiles(int bits, int group, int mt) {
 }
 // W rows of the widest tile any launch of the entry takes: its n tile (16 divides it).
 constexpr int kRowsWMost = 2 * kRowsW;
+
+// x tiles (of 8 rows) a block takes: every row a launch serves (up to 32) in one block.
+inline int qmv_tiles(int M) { return M <= 8 ? 1 : M <= 16 ? 2 : 4; }
+
+// Longest chain of roundings for an output: a group's sum x q over its group / 16 mma steps, each k
+// counted as three fp32 roundings (an mma's internal alignment may truncate rather than round: NVIDIA
+// does not document it; the count dense/gemm uses); sum x is no longer (two chains of group / 32
+// steps and their add: 3 group / 2 + 1); the group's b * sum x and fma, or its one fma and the two
+// accumulators' add (no longer); the slice's chain over its groups (at most ceil(ceil(k / 256) / 8)
+// steps of 256 / group groups, and never more than k / group); the 7 slice adds.
+inline double qmv_depth(long K, long group) {
+  const long steps = (K + kStepK - 1) / kStepK;
+  long groups = (steps + kSlices - 1) / kSlices * (kStepK / group);
+  if (groups > K / group) groups = K / group;
+  return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
+}
+
+// What qmv's device units (qmv_b<BITS>.cu: one a bit width, so that they build side by side; the body
+// is qmv_unit.cuh) export to its registration (cuda.cpp) for a width and group: the answers and
+// launchers of the unit's own kernels (a __global__ template's launch stub, and so the bulk-copy
+// form's opt-in, is each unit's own).
+template <int BITS, int GROUP> struct QmvUnit {
+  static bool bulk_used();              // takes the bulk-copy form anywhere (qmv_sm90a.cuh; never under HIP)
+  static bool bulk(int M, int K);       // launch_qmv takes it at this shape
+  static double depth(long M, long K);  // the depth of the form launch_qmv takes (qmv_depth_at)
+  static void prepare();                // opts in its bulk-copy kernels where this process takes them
+  // launch_qmv: bf16 x [M x K], codes q, scales s and biases b of W [N x K], bf16 y [M x N].
+  static void launch(const void* x, const void* q, const void* s, const void* b, void* y, int M, int N, int K,
+                     void* stream);
+};
+
+}  // namespace kc::affine_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include "../../common/kc_store.cuh"
+
+#if defined(__CUDACC__)
+#include <cstdint>
+#endif
+#include <type_traits>
+
+namespace kc::affine_cu {
 
 __device__ __forceinline__ float bf(uint16_t h) { return __uint_as_float(uint32_t(h) << 16); }
 
@@ -423,21 +459,6 @@ kc_affine_qmv(const uint16_t* __restrict__ x, const uint32_t* __restrict__ q, co
 
 namespace kc::affine_cu {
 
-// x tiles (of 8 rows) a block takes: every row a launch serves (up to 32) in one block.
-inline int qmv_tiles(int M) { return M <= 8 ? 1 : M <= 16 ? 2 : 4; }
-
-// Longest chain of roundings for an output: a group's sum x q over its group / 16 mma steps, each k
-// counted as three fp32 roundings (an mma's internal alignment may truncate rather than round: NVIDIA
-// does not document it; the count dense/gemm uses); sum x is no longer (two chains of group / 32
-// steps and their add: 3 group / 2 + 1); the group's b * sum x and fma, or its one fma and the two
-// accumulators' add (no longer); the slice's chain over its groups (at most ceil(ceil(k / 256) / 8)
-// steps of 256 / group groups, and never more than k / group); the 7 slice adds.
-inline double qmv_depth(long K, long group) {
-  const long steps = (K + kStepK - 1) / kStepK;
-  long groups = (steps + kSlices - 1) / kSlices * (kStepK / group);
-  if (groups > K / group) groups = K / group;
-  return 3.0 * double(group) + 2 + double(groups) + double(kSlices - 1);
-}
 
 // Does the bulk-copy form (qmv_sm90a.cuh) have this width and group? Never under HIP.
 template <int BITS, int GROUP> constexpr bool qmv_bulk_has() {
@@ -473,7 +494,7 @@ template <int BITS, int GROUP> inline double qmv_depth_at(long M, long K) {
 }
 
 // Host side with internal linkage: the bulk-copy form's launch stubs and opt-in are each translation
-// unit's own (gemv_entry.hpp).
+// unit's own (gemv.cuh: GemvUnit).
 namespace {
 // Opts in this translation unit's bulk-copy kernels where this process takes them (an entry is built
 // before gate 5 checks each launch's dynamic shared bytes on the device).
@@ -527,3 +548,4 @@ inline void launch_qmv(const void* x, const void* q, const void* s, const void* 
 }  // namespace
 
 }  // namespace kc::affine_cu
+#endif

@@ -442,7 +442,7 @@ inline bool use() {
   return yes;
 }
 // Host side with internal linkage: a __global__ template's launch stub and its opt-in are each
-// translation unit's own (gemv_entry.hpp).
+// translation unit's own (gemv.cuh: GemvUnit).
 namespace {
 // Both kernels of a group opt in to kSmemMax once (false where that failed: the launch then says why).
 template <int BITS, int GROUP, class Out> inline bool prepare() {

@@ -13,8 +13,36 @@
 #include <cstdint>
 
 #include "../../common/kc_gpu.h"
+
+namespace kc::gemm_cu {
+
+// A tile configuration: BM x BN block tile of WM x WN warp tiles, K in BK steps through STAGES.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_> struct Cfg {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+  static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
+  static constexpr int kStageBytes = (BM + BN) * BK * 2;
+  static constexpr int kSmemBytes = STAGES * kStageBytes;
+};
+// The served configuration: 128 x 128 tiles, 8 warps of 64 x 32, K in steps of 32 through 4 stages
+// (64 KiB of dynamic shared memory: opt-in above 48 KiB). Measured on the H200 (bench_prompt.cu)
+// against 128 x 256 and 256 x 128 tiles of 64 x 64 warps (which spill at 255 registers) and K steps
+// of 64: the fastest of them, and without a stack frame.
+using Main = Cfg<128, 128, 32, 64, 32, 4>;
+constexpr int kBM = Main::BM, kBN = Main::BN, kBK = Main::BK, kThreads = Main::kThreads;
+constexpr int kSmemBytes = Main::kSmemBytes;
+
+// What gemm.cu, the GEMM's device unit, exports to its registration (cuda.cpp): the answers and
+// launchers of its own kernels (their launch stubs and opt-ins are the unit's). Out: __nv_bfloat16 or float.
+bool gemm_wgmma();            // does the unit's loaded image hold the wgmma kernel (gemm_sm90a.cuh)? Asked once.
+int gemm_wgmma_tile_n(int M, int N);  // the wgmma kernel's tile width at a shape (kc::gemm90::tile_n)
+template <class Out> cudaError_t gemm_prepare();  // the opt-in of the kernel gemm_wgmma() says it runs
+template <class Out>  // the kernel gemm_wgmma() says, on the harness's stream
+void gemm_launch(const void* x, const void* w, Out* y, int M, int N, int K, void* stream);
+
+}  // namespace kc::gemm_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
 #include "../../common/kc_store.cuh"
-#include "../../common/tc_depth.cuh"
 
 namespace kc::gemm_cu {
 
@@ -63,21 +91,6 @@ __device__ __forceinline__ void raster(int pid, int tiles_m, int tiles_n, int& t
   tm = first + in % rows;
   tn = in / rows;
 }
-
-// A tile configuration: BM x BN block tile of WM x WN warp tiles, K in BK steps through STAGES.
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_> struct Cfg {
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
-  static constexpr int kWarps = (BM / WM) * (BN / WN), kThreads = 32 * kWarps;
-  static constexpr int kStageBytes = (BM + BN) * BK * 2;
-  static constexpr int kSmemBytes = STAGES * kStageBytes;
-};
-// The served configuration: 128 x 128 tiles, 8 warps of 64 x 32, K in steps of 32 through 4 stages
-// (64 KiB of dynamic shared memory: opt-in above 48 KiB). Measured on the H200 (bench_prompt.cu)
-// against 128 x 256 and 256 x 128 tiles of 64 x 64 warps (which spill at 255 registers) and K steps
-// of 64: the fastest of them, and without a stack frame.
-using Main = Cfg<128, 128, 32, 64, 32, 4>;
-constexpr int kBM = Main::BM, kBN = Main::BN, kBK = Main::BK, kThreads = Main::kThreads;
-constexpr int kSmemBytes = Main::kSmemBytes;
 
 }  // namespace kc::gemm_cu
 
@@ -184,12 +197,7 @@ kc_gemm_mma(const __nv_bfloat16* __restrict__ A, const __nv_bfloat16* __restrict
 
 namespace kc::gemm_cu {
 
-// Depth of the tensor-core sums: one fp32 accumulator over K in k16 steps of `instr`, bound by the
-// rule tools/tc-probe measured on this device, or three roundings a term where none was measured
-// (tc_depth.cuh).
-inline double gemm_depth(const char* instr, long K) { return kc::cu::tc_depth(instr, K); }
-
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 template <class C, class Out> inline cudaError_t prepare_gemm_cfg() {
   return cudaFuncSetAttribute(kc_gemm_mma<C, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
@@ -208,3 +216,4 @@ inline void launch_gemm(const void* x, const void* w, Out* y, int M, int N, int 
 }  // namespace
 
 }  // namespace kc::gemm_cu
+#endif

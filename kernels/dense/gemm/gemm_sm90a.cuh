@@ -17,7 +17,7 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <string>
+#include <cstring>
 
 #include "gemm.cuh"
 
@@ -30,6 +30,11 @@ template <int BN> __host__ __device__ constexpr int stage_bytes() { return kAByt
 template <int BN> __host__ __device__ constexpr int stages() { return BN == 256 ? 4 : 6; }
 template <int BN, int S = stages<BN>()> constexpr int smem_bytes() { return S * stage_bytes<BN>() + 1024; }  // + 1 KiB to align
 constexpr int kSmemBytes = smem_bytes<kBN>();
+
+}  // namespace kc::gemm90
+
+#if defined(__CUDACC__)
+namespace kc::gemm90 {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define KC_GEMM90_IMAGE 1
@@ -193,7 +198,7 @@ namespace kc::gemm90 {
 // KC_CUDA_NO_WGMMA=1 in the environment answers no as well, so the mma.sync kernels can be checked
 // on an sm_90 device too.
 static inline bool image_has_wgmma() {
-  if (const char* e = std::getenv("KC_CUDA_NO_WGMMA"); e && std::string(e) == "1") return false;
+  if (const char* e = std::getenv("KC_CUDA_NO_WGMMA"); e && std::strcmp(e, "1") == 0) return false;
   int dev = 0, major = 0, minor = 0, v = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) ||
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) || major != 9 || minor != 0) {
@@ -206,7 +211,7 @@ static inline bool image_has_wgmma() {
   }
   return v == 1;
 }
-// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv_entry.hpp).
+// Host side with internal linkage: a __global__ template's launch stub is per unit (gemv.cuh: GemvUnit).
 namespace {
 // The tile width a shape takes: 256 unless that gives at most one block for every two SMs, then 128
 // (H200: 512 x 4,096 runs at 73% of cuBLAS with 128-wide tiles of 6 stages, 69% with 4, 49% with
@@ -235,3 +240,4 @@ template <class Out> inline void launch(const void* x, const void* w, Out* y, in
 }
 }  // namespace
 }  // namespace kc::gemm90
+#endif

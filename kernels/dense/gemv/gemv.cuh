@@ -23,17 +23,6 @@
 #include <cuda_runtime.h>
 
 #include "../../common/kc_gpu.h"
-#include "../../common/kc_store.cuh"
-
-#include <string>
-#include <vector>
-
-#if defined(__CUDACC__)
-#include <cstdint>
-
-#include "../../common/kc_pdl.cuh"
-#include "gemv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no wgmma form
-#endif
 
 namespace kc::dense_cu {
 
@@ -48,6 +37,68 @@ constexpr int kRowsX = 8;                            // x rows of an mma tile
 // early_x (CUDA only): launched chained (kc_pdl.cuh), the kernel waits on the one ahead only after
 // its loads of x, before its stores.
 enum class Fault : int { none, drop_tail, bf16_sums, reversed_meet, early_x };
+
+// x tiles (of 8 rows) and W tiles (of 16 rows) a block takes, by the number of x rows: every row a
+// launch serves (up to 32) sits in one block, so W is read once.
+struct GemvShape {
+  int mt, nt;
+};
+inline GemvShape gemv_shape(int M) {
+  if (M <= 8) return {1, 1};
+  if (M <= 16) return {2, 1};
+  return {4, 1};
+}
+// Longest chain of roundings for an output: the slice's mma steps over at most
+// ceil(ceil(k / 128) / 8) runs of 128 k (each of the slice's k counted as three fp32 roundings: an
+// mma adds 16 exact products to its accumulator with an internal alignment that may truncate rather
+// than round, which NVIDIA does not document; the same wide count as dense/gemm's), then 7 slice adds.
+inline double gemv_depth(long K) {
+  const long runs = (K + kRunK - 1) / kRunK;
+  const long per_slice = (runs + kSlices - 1) / kSlices;
+  const long terms = per_slice * kRunK < K ? per_slice * kRunK : K;
+  return 3.0 * double(terms) + double(kSlices - 1);
+}
+
+// The wgmma form's x rows a launch carries (8, 16, 32) and parts of K (1, 2, 4, 8; gemv_sm90a.cuh).
+struct GemvWgmmaForm {
+  int nx, parts;
+};
+
+// The decode projection's host side that depends on the unit holding its kernels. Without relocatable
+// device code a __global__ template's launch stub, and so its opt-in, is each translation unit's own,
+// and so are the wgmma form's cached answers (gemv_sm90a.cuh): dense/gemv (gemv.cu), its split-K
+// replacement (gemv_splitk.cu) and the split-K control (controls/cuda/dense) each hold their copy of
+// the kernels and answer for it through their own table. With one answer for all (external linkage)
+// the linker kept one unit's copy for both contracts, and the other's kernels went to gate 5 not
+// opted in (the H200 run of c3caea7: dense/gemv_splitk/bf16's wgmma parts at 49,152 bytes).
+template <class Out> struct GemvUnit {
+  bool (*wgmma)();                                   // runs the wgmma form (an sm_90 device, the unit's sm_90a image)
+  void (*prepare)();                                 // opts in the unit's wgmma kernels where it runs them
+  double (*depth)(long M, long N, long K);           // the depth of the form launch_gemv takes at a shape
+  GemvShape (*mma_form)(int M, int N);               // the mma.sync form launch_gemv takes (gemv_form)
+  GemvWgmmaForm (*wgmma_form)(int M, int N, int K);  // the wgmma form launch_gemv takes (kc::gemv90::form)
+  void (*launch)(const void* x, const void* w, Out* y, int M, int N, int K, void* stream);  // launch_gemv
+};
+// The tables the device units export to their registrations (cuda.cpp), Out __nv_bfloat16 or float,
+// and the split-K launcher (launch_gemv_splitk; ws: kSlices * M * N floats) of gemv_splitk.cu.
+template <class Out> const GemvUnit<Out>& gemv_unit();         // gemv.cu
+template <class Out> const GemvUnit<Out>& gemv_splitk_unit();  // gemv_splitk.cu
+template <class Out>
+void gemv_splitk_launch(const void* x, const void* w, float* ws, Out* y, int M, int N, int K, void* stream);
+
+}  // namespace kc::dense_cu
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#include "../../common/kc_store.cuh"
+
+#if defined(__CUDACC__)
+#include <cstdint>
+
+#include "../../common/kc_pdl.cuh"
+#include "gemv_sm90a.cuh"  // CUDA only: the HIP build of these sources has no wgmma form
+#endif
+
+namespace kc::dense_cu {
 
 __device__ __forceinline__ float round_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }
 
@@ -271,27 +322,6 @@ kc_gemv_bf16_meet(const float* __restrict__ ws, Out* __restrict__ y, int MN, int
 
 namespace kc::dense_cu {
 
-// x tiles (of 8 rows) and W tiles (of 16 rows) a block takes, by the number of x rows: every row a
-// launch serves (up to 32) sits in one block, so W is read once.
-struct GemvShape {
-  int mt, nt;
-};
-inline GemvShape gemv_shape(int M) {
-  if (M <= 8) return {1, 1};
-  if (M <= 16) return {2, 1};
-  return {4, 1};
-}
-// Longest chain of roundings for an output: the slice's mma steps over at most
-// ceil(ceil(k / 128) / 8) runs of 128 k (each of the slice's k counted as three fp32 roundings: an
-// mma adds 16 exact products to its accumulator with an internal alignment that may truncate rather
-// than round, which NVIDIA does not document; the same wide count as dense/gemm's), then 7 slice adds.
-inline double gemv_depth(long K) {
-  const long runs = (K + kRunK - 1) / kRunK;
-  const long per_slice = (runs + kSlices - 1) / kSlices;
-  const long terms = per_slice * kRunK < K ? per_slice * kRunK : K;
-  return 3.0 * double(terms) + double(kSlices - 1);
-}
-
 // Does this process run the wgmma form (an sm_90 device, the sm_90a image loaded)? Never under HIP.
 // These and the launchers below are static: they reach the wgmma form's host side, which is each
 // translation unit's own (gemv_sm90a.cuh).
@@ -317,41 +347,6 @@ template <class Out> static inline void gemv_prepare() {
   if (gemv_wgmma()) (void)kc::gemv90::prepare_all<Out>();
 #endif
 }
-// The tiles the entries declare for the form this process runs: mma.sync, an mma's 16 W rows and the
-// 1,024 k the 8 slices cover before repeating; wgmma, a block's 64 W rows and a stage's 64 k (parts
-// begin and end on them).
-static inline int gemv_tile_n() { return gemv_wgmma() ? 64 : kRowsW; }
-static inline int gemv_tile_k() { return gemv_wgmma() ? 64 : kTileK; }
-// The split-K form's launches that differ by rows (its meeting runs beside each), under an entry's name.
-static inline std::vector<std::string> gemv_splitk_forms(const std::string& name) {
-  if (gemv_wgmma()) return {name + "/wgmma_parts_m8", name + "/wgmma_parts_m16", name + "/wgmma_parts_m32"};
-  return {name + "/slices_m8", name + "/slices_m16", name + "/slices_m32"};
-}
-// The wgmma form's launch names under an entry's name, and the one it takes at a shape.
-inline std::vector<std::string> gemv_wgmma_launches(const std::string& name) {
-  std::vector<std::string> v;
-  for (int nx : {8, 16, 32})
-    for (int c : {1, 2, 4, 8}) v.push_back(name + "/wgmma_m" + std::to_string(nx) + "_c" + std::to_string(c));
-  return v;
-}
-static inline std::string gemv_wgmma_parts_suffix(int M) {  // the split-K form's, by rows
-#if defined(__CUDACC__)
-  return "/wgmma_parts_m" + std::to_string(kc::gemv90::nx_of(M));
-#else
-  (void)M;
-  return "";
-#endif
-}
-template <class Out> static inline std::string gemv_wgmma_suffix(int M, int N, int K) {
-#if defined(__CUDACC__)
-  const kc::gemv90::Form f = kc::gemv90::form<Out>(M, N, K);
-  return "/wgmma_m" + std::to_string(f.nx) + "_c" + std::to_string(f.parts);
-#else
-  (void)M, (void)N, (void)K;
-  return "";
-#endif
-}
-
 // The grid of blocks of NT W tiles: where they walk (kWalk), every block the same number of tiles
 // (the last perhaps one fewer), as many blocks as the device holds at once or fewer (a block a tile
 // where that is not known); a block a tile otherwise.
@@ -382,7 +377,7 @@ inline void launch_gemv_mt(const uint4* x, const uint4* w, Out* y, int M, int N,
 // tiles lost there: 40.9 -> 53.2 us at 4,096 x 14,336). The controls keep one tile.
 // tests/cuda/gemv_tiles_test.cu holds the two forms to the same bits at ragged N and K.
 // The form launch_gemv takes at M rows and N columns on this device (the contract's gate 3 runs
-// each form it can take: kernels/dense/gemv/contract.cu).
+// each form it can take: kernels/dense/gemv/cuda.cpp).
 template <class Out, Fault F = Fault::none> inline GemvShape gemv_form(int M, int N) {
   GemvShape g = gemv_shape(M);
   if constexpr (F == Fault::none)
@@ -431,4 +426,30 @@ static inline void launch_gemv_splitk(const void* x, const void* w, float* ws, O
   kc_gemv_bf16_meet<Out, F><<<(MN + 255) / 256, 256, 0, st>>>(ws, y, MN, kSlices);
 }
 
+// This unit's table (GemvUnit): the unit that defines gemv_unit, gemv_splitk_unit or a control's
+// returns it.
+namespace {
+template <class Out> const GemvUnit<Out>& this_gemv_unit() {
+  static const GemvUnit<Out> u = {
+      [] { return gemv_wgmma(); },
+      [] { gemv_prepare<Out>(); },
+      [](long M, long N, long K) { return gemv_depth_at<Out>(M, N, K); },
+      [](int M, int N) { return gemv_form<Out>(M, N); },
+      [](int M, int N, int K) {
+#if defined(__CUDACC__)
+        const kc::gemv90::Form f = kc::gemv90::form<Out>(M, N, K);
+        return GemvWgmmaForm{f.nx, f.parts};
+#else
+        (void)M, (void)N, (void)K;
+        return GemvWgmmaForm{0, 0};
+#endif
+      },
+      [](const void* x, const void* w, Out* y, int M, int N, int K, void* stream) {
+        launch_gemv<Out>(x, w, y, M, N, K, static_cast<cudaStream_t>(stream));
+      }};
+  return u;
+}
+}  // namespace
+
 }  // namespace kc::dense_cu
+#endif

@@ -23,11 +23,6 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#if defined(__CUDACC__)
-#include <cooperative_groups.h>
-#endif
-
-#include "../../common/kc_store.cuh"
 #include "../gemm/gemm_sm90a.cuh"
 
 namespace kc::gemv90 {
@@ -41,6 +36,15 @@ inline int nx_of(int M) { return M <= 8 ? 8 : M <= 16 ? 16 : 32; }
 template <int NX> __host__ __device__ constexpr int stages() { return NX == 8 ? 12 : NX == 16 ? 8 : 6; }
 template <int NX> __host__ __device__ constexpr int stage_bytes() { return kRows * 128 + NX * 128; }
 template <int NX> constexpr int smem_bytes() { return stages<NX>() * stage_bytes<NX>() + 1024; }  // + 1 KiB to align
+
+}  // namespace kc::gemv90
+
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+
+#include "../../common/kc_store.cuh"
+
+namespace kc::gemv90 {
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // One wgmma m64nNXk16 (bf16 in, fp32 accumulate): d += A B^T, both from shared memory.
@@ -309,3 +313,4 @@ template <class Out> inline int launch_parts(const void* xv, const void* wv, flo
 
 }  // namespace
 }  // namespace kc::gemv90
+#endif

@@ -1,3 +1,3 @@
-// HIP build of ../contract.cu, unchanged: its kernels at the instantiations the contract serves, with
+// HIP build of ../gemv_splitk.cu, unchanged: its kernels at the instantiations the contract serves, with
 // CUDA's spelling from kernels/common/kc_gpu.h (and hip_shim/ for the CUDA headers it includes).
-#include "../contract.cu"
+#include "../gemv_splitk.cu"
