@@ -1,9 +1,11 @@
 # kc_add_contract(<target> SOURCES <file>... [LAUNCHES <file-or-folder>...] [RECORDS <folder>])
 #
 # A contract executable of your own kernels: the sources' KC_KERNEL/KC_CONTROL entries, run by the
-# harness's main. Beside the executable, <target>.paths says where its launch rows (LAUNCHES) and
-# CUDA records (RECORDS, default records/cuda) are, so gate 5 reads your files, never the harness's
-# (kc/limits/paths.hpp). `<target>_records` writes those records from the target's own binary.
+# harness's main. Its CUDA launch rows are derived from its KC_CUDA_LAUNCH declarations each time it
+# is linked (<target>.launches.tsv beside it: <target> --launch-rows); LAUNCHES names files or
+# folders of other rows (HIP, XPU, Metal). Beside the executable, <target>.paths says where its launch
+# rows and CUDA records (RECORDS, default records/cuda) are, so gate 5 reads your files, never the
+# harness's (kc/limits/paths.hpp). `<target>_records` writes those records from the target's own binary.
 # Every entry is its own CTest test, "<backend>/<entry>" (listed when ctest runs, as
 # gtest_discover_tests does), with "<target>.limits" for gate 5; a GPU entry asks CTest for a "gpus"
 # resource and is skipped where its backend is absent. Included by the installed package
@@ -52,7 +54,11 @@ function(kc_add_contract target)
   endif()
 
   set(paths "# Written by kc_add_contract: where ${target} finds its launch rows and records.\n")
-  set(launch_args)
+  set(rows $<TARGET_FILE:${target}>.launches.tsv)
+  add_custom_command(TARGET ${target} POST_BUILD COMMAND ${target} --backend cuda --launch-rows ${rows}
+                     COMMENT "${target} --launch-rows: its CUDA rows from its launch declarations" VERBATIM)
+  string(APPEND paths "launches ${rows}\n")
+  set(launch_args --launches ${rows})
   foreach(p ${KC_LAUNCHES})
     get_filename_component(abs ${p} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     if(NOT EXISTS ${abs})
@@ -79,9 +85,11 @@ function(kc_add_contract target)
     COMMENT "Writing ${target}'s CUDA launch records into ${records}"
     VERBATIM)
 
-  # Gate 5 on the binary itself, where it declares launches: its images against every served chip
-  # and its own records.
-  if(KC_LAUNCHES)
+  # Gate 5 on the binary itself, where it declares launches (CUDA sources, or rows of its own): its
+  # images against every served chip and its own records.
+  set(cuda_sources ${KC_SOURCES})
+  list(FILTER cuda_sources INCLUDE REGEX "\\.cu$")
+  if(KC_LAUNCHES OR cuda_sources)
     add_test(NAME ${target}.limits COMMAND ${tool} --records ${records} ${launch_args} $<TARGET_FILE:${target}>)
   endif()
   # One CTest test an entry, listed from the executable when ctest runs.

@@ -36,7 +36,8 @@ table="
 # The build's device flags (CMakeLists.txt: KC_CUDA_SMS with sm_90 as sm_90a, CMAKE_CUDA_FLAGS,
 # Release's -O3 -DNDEBUG, C++20; kernels/ and controls/ get these include folders), as its
 # compile_commands.json shows them for every kernels/ and controls/ .cu.
-sms="80 86 89 90a 100 120 121"
+# The served SMs are the chip table's rows (limits/chips/cuda.tsv), sm_90 as 90a as the build has it.
+sms=$(awk '!/^#/ && NF { sub(/^sm_/, "", $1); print ($1 == "90" ? "90a" : $1) }' "$here/limits/chips/cuda.tsv" | xargs)
 flags=(-I"$here/backends/opencl/include" -I"$here/backends/cuda/include" -I"$here/core/include"
        --expt-relaxed-constexpr -O3 -DNDEBUG -std=c++20 -x cu)
 

@@ -19,8 +19,8 @@
 #include "kc/limits/paths.hpp"
 #include "kc/spec.hpp"
 
-#ifndef KC_HIP_CHIPS
-#define KC_HIP_CHIPS "gfx1030,gfx1100,gfx1151,gfx1201"
+#ifndef KC_HIP_CHIPS  // the served chips, from limits/hip/amd_chips.tsv (backends/hip/backend.cmake)
+#error "KC_HIP_CHIPS: the build defines it from the chip table"
 #endif
 
 namespace kc {

@@ -2,9 +2,13 @@
 // nothing, saying which chips it could not run. Gate 5 still reads their code objects.
 #include "backends/factories.hpp"
 
+#ifndef KC_HIP_CHIPS  // the served chips, from limits/hip/amd_chips.tsv (backends/hip/backend.cmake)
+#error "KC_HIP_CHIPS: the build defines it from the chip table"
+#endif
+
 namespace kc {
 std::unique_ptr<Backend> make_hip_backend() {
   return make_absent_backend("hip", "the HIP runtime is not built here (no HIP headers or libamdhip64): could not run "
-                                    "gfx1030, gfx1100, gfx1151 and gfx1201 (gate 5 still reads their code objects)");
+                                    KC_HIP_CHIPS " (gate 5 still reads their code objects)");
 }
 }  // namespace kc

@@ -10,7 +10,7 @@
 
 constexpr int kThreads = 128;
 
-// At namespace scope (not in an anonymous namespace), so launches.tsv names it plainly.
+// At namespace scope (not in an anonymous namespace), so its launch row names it plainly.
 __global__ void __launch_bounds__(kThreads)
     rope_neox(const __nv_bfloat16* q, const __nv_bfloat16* k, const float* cache, const int* positions,
               __nv_bfloat16* q_out, __nv_bfloat16* k_out, int heads, int kv, int dim) {

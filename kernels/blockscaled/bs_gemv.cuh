@@ -21,7 +21,7 @@
 namespace kc::bs_cu {
 
 inline constexpr int kWarps = 8, kThreads = 32 * kWarps;
-// Weight forms (template arguments: demangled as integers in launches.tsv).
+// Weight forms (template arguments: demangled as integers in the launch rows).
 enum : int { w_tensor = 0, w_channel = 1, w_block128 = 2, w_mx = 3, w_nv = 4 };
 enum : int { a_bf16 = 0, a_fp8_tensor = 1, a_fp8_group = 2 };
 // A planted fault for the CUDA controls (controls/cuda/blockscaled): e4m3 weights' NaN codes read as

@@ -1,67 +1,70 @@
 #!/usr/bin/env bash
-# Writes the hip launch rows of every HIP build that includes a CUDA source, from that source's
-# folder's CUDA rows (one command regenerates them all; run it after CUDA launch rows change):
-#   limits/hip/mirror-cuda-launches.sh [--check] [REPO_ROOT]
-# --check writes nothing and fails (naming the file) when a hip launches.tsv differs from what it
-# would write: the test suite runs it, so a CUDA launch added without its HIP row is caught.
-# For each folder holding *.hip files, every `#include "<path>"` that names a .cu/.cuh gives the CUDA
-# launches.tsv beside that path (only the rows of the launches that file declares itself, where it
-# declares any with a literal name); each cuda row becomes
-#   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>
-# (__nv_bfloat16 -> __bf16, __half -> _Float16; a parenthesised symbol loses its parentheses), plus
-# the scratch=<bytes> budget the hip row already declares, if any. A row for one CUDA SM only
-# (only=<sm>: a body in that SM's image alone, such as wgmma's) has no HIP twin and is skipped.
-# Folders whose .hip files include no CUDA source (the HIP gate 5 controls) are left alone.
+# Gate 5's HIP launch rows, derived by the build from the CUDA ones (a .hip file builds the same device
+# source for AMD chips, so its launches are that source's CUDA launches):
+#   limits/hip/mirror-cuda-launches.sh ROOT CUDA_ROWS OUT
+# CUDA_ROWS: the rows kernel-contract --launch-rows derives from the KC_CUDA_LAUNCH declarations, each
+# ending "# <file>:<line>" (the file that declares it). For each .hip under ROOT/kernels and
+# ROOT/controls, every `#include "<path>"` it makes gives the rows that file declares, or, where it
+# declares none (a kernel's .cuh, whose launches its .cu declares), the rows declared in its folder.
+# Each becomes
+#   hip <launch> <symbol as HIP spells it> <threads> <dyn_smem> image=<the .hip's image>[,scratch=<bytes>]
+# (__nv_bfloat16 -> __bf16, __half -> _Float16), with the scratch budget ROOT/limits/hip/scratch.tsv
+# states for it, if any (what clang-19 spills on RDNA: a HIP fact, not the CUDA row's). A row for one
+# CUDA SM only (only=<sm>: a body in that SM's image alone, such as wgmma's) has no HIP twin. A .hip
+# that includes a CUDA source and gets no row is an error, naming it: its kernels would go unaudited.
+# .hip files that include no CUDA source (the HIP gate 5 controls) keep their own launches.tsv.
 set -euo pipefail
-check=0
-if [ "${1:-}" = "--check" ]; then check=1; shift; fi
-root=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
-stale=0
+root=$1 rows=$2 out=$3
+[ -f "$rows" ] || { echo "mirror: no CUDA rows $rows (kernel-contract --launch-rows writes them)" >&2; exit 1; }
+budgets=$root/limits/hip/scratch.tsv
 cd "$root"
-mapfile -t dirs < <(find kernels controls -name '*.hip' -printf '%h\n' | sort -u)
-for d in "${dirs[@]}"; do
-  out="$d/launches.tsv"
-  rows=""
-  # A row's scratch=<bytes> budget is HIP's own fact (what clang-19 spills on RDNA), not the CUDA
-  # row's: it is kept from the row as it stands.
-  budgets=$( [ -f "$out" ] && awk '$1 == "hip" && match($NF, /scratch=[0-9]+/) { print $2, substr($NF, RSTART, RLENGTH) }' "$out" || true)
-  for h in "$d"/*.hip; do
-    inc=$(sed -n 's/^#include "\(.*\.cuh\?\)"$/\1/p' "$h" | head -1)
-    [ -n "$inc" ] || continue
-    src="$d/$(dirname "$inc")/launches.tsv"
-    [ -f "$src" ] || { echo "mirror: $h includes $inc but $src does not exist" >&2; exit 1; }
-    rel=${h%.hip}
-    image=${rel//\//.}
-    # The included file's own KC_CUDA_LAUNCH names, where it declares its launches itself (one
-    # control of a folder that holds several): only those rows. Else every row of the folder.
-    own=$(grep -o 'KC_CUDA_LAUNCH("[^"]*",' "$d/$inc" | sed 's/.*("//; s/",$//' | tr '\n' ' ' || true)
-    rows+=$(awk -v image="$image" -v budgets="$budgets" -v own="$own" '
-      BEGIN { n = split(budgets, b, "\n"); for (i = 1; i <= n; ++i) { split(b[i], kv, " "); keep[kv[1]] = kv[2] }
-              m = split(own, o, " "); for (i = 1; i <= m; ++i) mine[o[i]] = 1 }
-      $1 == "cuda" && $NF !~ /(^|,)only=/ && (m == 0 || ($2 in mine)) {
-        sym = $3; for (i = 4; i <= NF - 4; ++i) sym = sym " " $i
-        gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
-        if (sym ~ /^\(.*\)$/) sym = substr(sym, 2, length(sym) - 2)
-        printf "hip  %s  %s  %s  %s  image=%s%s\n", $2, sym, $(NF - 3), $(NF - 2), image, ($2 in keep) ? "," keep[$2] : ""
-      }' "$src")$'\n'
-  done
-  [ -n "$rows" ] || continue
-  text=$({
-    echo "# HIP launches of the CUDA sources the .hip files here include; written by"
-    echo "# limits/hip/mirror-cuda-launches.sh from their CUDA rows. Columns: hip launch symbol threads dyn_lds flags"
-    printf '%s' "$rows"
-  })
-  if ((check)); then
-    if [ ! -f "$out" ] || [ "$(cat "$out")" != "$text" ]; then
-      echo "mirror: $out is not what the CUDA rows give (run limits/hip/mirror-cuda-launches.sh)" >&2
-      stale=1
-    fi
-  else
-    printf '%s\n' "$text" > "$out"
-    echo "wrote $out ($(grep -c '^hip' "$out") rows)"
+{
+  echo "# HIP launch rows, mirrored from the CUDA rows of the sources the .hip files include (written by"
+  echo "# limits/hip/mirror-cuda-launches.sh at build time). Columns: hip launch symbol threads dyn_lds flags"
+} > "$out.part"
+bad=0
+while IFS= read -r h; do
+  dir=$(dirname "$h")
+  incs=()
+  while IFS= read -r inc; do
+    incs+=("$(realpath -m --relative-to=. "$dir/$inc")")
+  done < <(sed -n 's/^#include "\(.*\.\(cu\|cuh\)\)"$/\1/p' "$h")
+  ((${#incs[@]})) || continue
+  image=${h%.hip}
+  image=${image//\//.}
+  got=$(awk -v image="$image" -v incs="${incs[*]}" '
+    FNR == 1 { file++ }
+    file == 1 { n = split($0, kv, " "); if (n >= 2 && kv[1] !~ /^#/) budget[kv[1]] = kv[2]; next }
+    file == 2 {
+      if ($1 != "cuda") next
+      at = index($0, "#"); if (!at) next
+      src = substr($0, at + 1); sub(/^ +/, "", src); sub(/:[0-9]+ *$/, "", src)
+      split(substr($0, 1, at - 1), c, " "); nc = 0; for (k in c) nc++
+      if (c[nc] ~ /(^|,)only=/) next
+      sym = c[3]; for (i = 4; i <= nc - 4; ++i) sym = sym " " c[i]
+      gsub(/__nv_bfloat16/, "__bf16", sym); gsub(/__half/, "_Float16", sym)
+      row[++rows] = c[2] "\t" sym "\t" c[nc - 3] "\t" c[nc - 2]; from[rows] = src
+      d = src; sub(/\/[^\/]*$/, "", d); folder[rows] = d; declares[src] = 1
+      next
+    }
+    END {
+      m = split(incs, inc, " ")
+      for (i = 1; i <= m; ++i) {
+        d = inc[i]; sub(/\/[^\/]*$/, "", d)
+        for (r = 1; r <= rows; ++r) {
+          if (!((inc[i] in declares) ? from[r] == inc[i] : folder[r] == d)) continue
+          split(row[r], f, "\t")
+          if (f[1] in seen) continue
+          seen[f[1]] = 1
+          printf "hip  %s  %s  %s  %s  image=%s%s\n", f[1], f[2], f[3], f[4], image, (f[1] in budget) ? ",scratch=" budget[f[1]] : ""
+        }
+      }
+    }' "$budgets" "$rows")
+  if [ -z "$got" ]; then
+    echo "mirror: $h includes ${incs[*]}, which declare no CUDA launch in $rows" >&2
+    bad=1
   fi
-done
-if ((check)); then
-  ((stale)) && exit 1
-  echo "mirror: every hip launches.tsv matches the CUDA rows"
-fi
+  printf '%s\n' "$got" >> "$out.part"
+done < <(find kernels controls -name '*.hip' | sort)
+((bad)) && { rm -f "$out.part"; exit 1; }
+mv "$out.part" "$out"

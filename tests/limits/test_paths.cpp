@@ -39,15 +39,18 @@ TEST(ContractPaths, ABadLineIsAnErrorNamingTheFileAndLine) {
   }
 }
 
-// This test binary sits in the build's bin/, beside the kc.paths the build wrote: the source tree's
-// kernels/ and controls/, its records. No path to them is compiled into the readers.
+// This test binary sits in the build's bin/, beside the kc.paths the build wrote: the CUDA and HIP
+// rows derived from the launch declarations (or their committed copies), the source tree's kernels/
+// and controls/, its records. No path to them is compiled into the readers.
 TEST(ContractPaths, TheBuildsOwnFileIsFoundBesideTheExecutable) {
   if (std::getenv("KC_LAUNCHES") || std::getenv("KC_CUDA_RECORDS")) GTEST_SKIP() << "the environment overrides the file";
   EXPECT_EQ(fs::path(paths_file()).filename(), "kc.paths") << paths_file();
   const auto launches = default_launch_paths();
-  ASSERT_EQ(launches.size(), 2u);
-  EXPECT_EQ(fs::path(launches[0]).filename(), "kernels");
-  EXPECT_EQ(fs::path(launches[1]).filename(), "controls");
+  ASSERT_EQ(launches.size(), 4u);
+  EXPECT_EQ(fs::path(launches[0]).filename(), "cuda.tsv");
+  EXPECT_EQ(fs::path(launches[1]).filename(), "hip.tsv");
+  EXPECT_EQ(fs::path(launches[2]).filename(), "kernels");
+  EXPECT_EQ(fs::path(launches[3]).filename(), "controls");
   EXPECT_TRUE(fs::is_directory(default_records_dir())) << default_records_dir();
   EXPECT_EQ(fs::path(default_records_dir()).filename(), "cuda");
 }

@@ -5,7 +5,7 @@
 #include "../../../kernels/affine/qmv/qmv.cuh"
 #include "kc/cuda_launch.hpp"
 
-// Launch records (one an instantiation the launcher picks by rows; launches.tsv rows).
+// Launch records (one an instantiation the launcher picks by rows; gate 5's launch rows derive from them).
 KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m8",
                (kc_affine_qmv<4, 64, 1, float, kc::affine_cu::Fault::fold_scale>), 256, 0, 1, "-");
 KC_CUDA_LAUNCH("affine/ctl_fold_scale/b4_g64/m16",

@@ -5,7 +5,7 @@
 #include "../../../kernels/dense/gemv/gemv.cuh"
 #include "kc/cuda_launch.hpp"
 
-// Launch records (one an instantiation the launcher picks by rows; launches.tsv rows).
+// Launch records (one an instantiation the launcher picks by rows; gate 5's launch rows derive from them).
 KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m8",
                (kc_gemv_bf16<1, 1, float, kc::dense_cu::Fault::bf16_sums>), 256, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/ctl_bf16_sum/f32/m16",

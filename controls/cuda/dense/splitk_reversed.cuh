@@ -5,7 +5,7 @@
 #include "../../../kernels/dense/gemv/gemv.cuh"
 #include "kc/cuda_launch.hpp"
 
-// Launch records (one an instantiation the launcher picks by rows; launches.tsv rows).
+// Launch records (one an instantiation the launcher picks by rows; gate 5's launch rows derive from them).
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/ctl_splitk_reversed/f32/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0, 1, "-");

@@ -1,7 +1,7 @@
 // Gate 5 controls at run time: right row sums (a warp a row, RPB rows a block) whose launchers start
 // what their records and picks do not say. Gates 1-4 pass; the launch watch finds each.
 //   rows/ctl_unrecorded_launch: also starts a helper that clears the output first, registered
-//     nowhere (no KC_CUDA_LAUNCH, no launches.tsv row): gate 5 never read its limits.
+//     nowhere (no KC_CUDA_LAUNCH, no launch row): gate 5 never read its limits.
 //   rows/ctl_pick_lies: its pick names the 4-rows-a-block form past 1,024 columns, but the launcher
 //     takes it only past 2,048: gate 3's form shape for it runs the other form.
 //   rows/ctl_default_stream: launches on the legacy default stream, as a launcher that ignores

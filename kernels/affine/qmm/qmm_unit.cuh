@@ -43,7 +43,7 @@ void QmmUnit<BITS, GROUP>::launch_wgmma(const void* x, const void* q, const void
 
 }  // namespace kc::qmm_cu
 
-// A width and group: its exports, and its launches (launches.tsv rows): the mma.sync tile, the
+// A width and group: its exports, and its launches (gate 5's launch rows derive from these): the mma.sync tile, the
 // pre-pass, and the wgmma tile, warp-specialized (384 threads) or of two warpgroups (256).
 #define KC_QMM(B, G)                                                                                         \
   template struct kc::qmm_cu::QmmUnit<B, G>;                                                                 \

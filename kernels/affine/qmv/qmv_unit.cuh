@@ -26,7 +26,7 @@ void QmvUnit<BITS, GROUP>::launch(const void* x, const void* q, const void* s, c
 }  // namespace kc::affine_cu
 
 // A width and group: its exports and its launches, the mma.sync kernel at 8, 16 and 32 x rows
-// (launches.tsv rows).
+// (gate 5's launch rows derive from these).
 #define KC_QMV(B, G)                                                                                        \
   template struct kc::affine_cu::QmvUnit<B, G>;                                                             \
   KC_CUDA_LAUNCH("affine/qmv/b" #B "_g" #G "/m8", (kc_affine_qmv<B, G, 1, __nv_bfloat16>), 256, 0, 1, "-");  \

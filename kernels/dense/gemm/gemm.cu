@@ -28,7 +28,7 @@ template void gemm_launch<float>(const void*, const void*, float*, int, int, int
 
 using namespace kc::gemm_cu;
 
-// Launch records (kernels/dense/gemm/launches.tsv rows).
+// Launch records (gate 5's launch rows derive from them).
 KC_CUDA_LAUNCH("dense/gemm/bf16", (kc_gemm_mma<Main, __nv_bfloat16>), Main::kThreads, kSmemBytes, 1, "optin");
 KC_CUDA_LAUNCH("dense/gemm/f32", (kc_gemm_mma<Main, float>), Main::kThreads, kSmemBytes, 1, "optin");
 KC_CUDA_LAUNCH("dense/gemm/bf16_wgmma", (kc_gemm_wgmma<256, __nv_bfloat16>), kc::gemm90::kThreads,

@@ -11,8 +11,9 @@ template const GemvUnit<float>& gemv_unit<float>();
 
 using namespace kc::dense_cu;
 
-// Launch records (one an instantiation the launcher picks by rows, and at 17-32 rows by N;
-// kernels/.../launches.tsv rows).
+// Launch declarations (one an instantiation the launcher picks by rows, and at 17-32 rows by N).
+// frame=16 on m32x2: held to 128 registers for two blocks an SM, ptxas 13.0 spills 8-16 bytes there on
+// sm_80 to sm_90 (none from sm_100 on, where it takes one block); one block an SM was slower on the H200.
 KC_CUDA_LAUNCH("dense/gemv/bf16/m8", (kc_gemv_bf16<1, 1, __nv_bfloat16, Fault::none>), 256, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/gemv/bf16/m16", (kc_gemv_bf16<2, 1, __nv_bfloat16, Fault::none>), 256, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/gemv/bf16/m32", (kc_gemv_bf16<4, 1, __nv_bfloat16, Fault::none>), 256, 0, 1, "-");

@@ -227,7 +227,7 @@ __device__ __forceinline__ int out_m(int m0, int b, int lane, int i) { return m0
 // grid (tiles or fewer, ceil(M / 8 MT)), 256 threads; at most 128 registers a thread, so two
 // blocks share an SM (a 4,096-row W is 256 blocks: one wave on 132 SMs). The controls' faults may
 // take more, and so may the 32-row forms from sm_100 on, where 128 would spill. Elsewhere only the
-// 32-row form of two W tiles spills at 128 (a few words, budgeted in launches.tsv): one block an SM
+// 32-row form of two W tiles spills at 128 (a few words, budgeted by its frame= flag): one block an SM
 // was slower.
 // Up to 16 x rows a block walks W tiles blockIdx.x, + gridDim.x, ... (the launcher gives every block
 // the same number of them): on the H200 that was up to 5% faster at 14,336 rows or columns, and 1-6%

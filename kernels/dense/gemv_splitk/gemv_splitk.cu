@@ -18,7 +18,7 @@ template void gemv_splitk_launch<float>(const void*, const void*, float*, float*
 
 using namespace kc::dense_cu;
 
-// Launch records (one an instantiation the launcher picks by rows; kernels/.../launches.tsv rows).
+// Launch records (one an instantiation the launcher picks by rows; gate 5's launch rows derive from them).
 KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m8", (kc_gemv_bf16_slices<1, 1>), 32, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m16", (kc_gemv_bf16_slices<2, 1>), 32, 0, 1, "-");
 KC_CUDA_LAUNCH("dense/gemv_splitk/bf16/slices_m32", (kc_gemv_bf16_slices<4, 1>), 32, 0, 1, "-");
