@@ -55,6 +55,7 @@ Summary summary_of(const json& j) {
   s.controls_red = j.at("controls_red").get<int>();
   s.controls_not_run = j.at("controls_not_run").get<int>();
   s.limit_problems = j.at("limit_problems").get<int>();
+  s.failures = j.at("failures").get<int>();
   s.errors = j.at("errors").get<int>();
   return s;
 }
@@ -142,6 +143,7 @@ int merge_reports(const std::vector<std::string>& files, const std::vector<Repor
           m.controls_red += s.controls_red;
           m.controls_not_run += s.controls_not_run;
           m.limit_problems += s.limit_problems;
+          m.failures += s.failures;
           m.errors += s.errors;
         }
       } catch (const json::exception& e) {
@@ -167,7 +169,7 @@ int merge_reports(const std::vector<std::string>& files, const std::vector<Repor
     }
     const Summary& s = sums[b];
     for (auto* r : reps) r->summary(s);
-    failed |= s.errors || s.limit_problems;
+    failed |= s.failures || s.errors || s.limit_problems;
   }
   const auto slowest = slowest_entries(events);
   for (auto* r : reps) r->timings(slowest);

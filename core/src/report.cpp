@@ -43,9 +43,15 @@ std::string Summary::line() const {
   else
     s += fmt::format(" kernels={}/{} known={} controls={}/{}{}", kernels_passing, kernels, known, controls_red, controls,
                      controls_not_run ? fmt::format(" controls_not_run={}", controls_not_run) : "");
-  s += fmt::format(" limit_problems={} errors={}", limit_problems, errors);
+  s += fmt::format(" limit_problems={} failures={} errors={}", limit_problems, failures, errors);
   if (!absent.empty()) s += fmt::format(" absent=\"{}\"", absent);
   return s;
+}
+
+void Summary::count(Status s) {
+  if (status_ok(s)) return;
+  if (s == Status::error) ++errors;
+  else ++failures;
 }
 
 std::vector<EntryTime> slowest_entries(const std::vector<GateEvent>& events, size_t n) {

@@ -228,8 +228,8 @@ void continue_fresh(Summary& s, const RunOptions& opt, const std::vector<const R
           emit(reps, e);
           if (open >= 0 && e.entry == sel[open]->name)
             evs.push_back(std::move(e));
-          else if (!status_ok(e.status))
-            ++s.errors;  // a problem of the process itself, not of one entry
+          else
+            s.count(e.status);  // a problem of the process itself, not of one entry
         } else if (t == "note") {
           note(reps, b, j.at("text").get<std::string>());
         } else if (t == "entry_end") {

@@ -200,7 +200,7 @@ void tally(Summary& s, const Registration& reg, const std::vector<GateEvent>& ev
     if (e.status == Status::control_red) red = true;
     if (!status_ok(e.status)) {
       ok = false;
-      ++s.errors;
+      s.count(e.status);
     }
     if (e.gate == Gate::limits && e.status == Status::fail) ++s.limit_problems;
   }
@@ -239,7 +239,7 @@ static void audit_backend(Summary& s, const RunOptions& opt, std::vector<Reporte
     for (const auto& n : res.notes) note(reps, s.backend, "gate 5: " + n);
     for (const auto& err : res.errors) {
       ++s.limit_problems;
-      ++s.errors;
+      s.count(Status::fail);
       emit(reps, {s.backend, "(gate 5)", Gate::limits, Status::fail, why_name(Why::limit), "", err});
     }
     // One verdict a launch, over every chip.
@@ -263,12 +263,12 @@ static void audit_backend(Summary& s, const RunOptions& opt, std::vector<Reporte
       if (control) {
         ++s.controls;
         ev.status = problem ? Status::control_red : Status::control_green;
-        if (problem) ++s.controls_red; else ++s.errors;
+        if (problem) ++s.controls_red; else s.count(Status::control_green);
         ev.why = problem ? why_name(Why::limit) : "";
         ev.detail = problem ? problems.front() : "no limit problem found: the control stayed green";
       } else if (problem) {
         s.limit_problems += int(problems.size());
-        ++s.errors;
+        s.count(Status::fail);
         ev.status = Status::fail;
         ev.why = why_name(Why::limit);
         ev.detail = fmt::format("{}", fmt::join(problems, "; "));
@@ -352,7 +352,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
     if (opt.limits) audit_backend(s, opt, reps, matched);
     for (auto* r : reps) r->summary(s);
     out.summaries.push_back(s);
-    if (s.errors || s.limit_problems) failed = true;
+    if (s.failures || s.errors || s.limit_problems) failed = true;
   }
   const auto slowest = slowest_entries(out.events);
   for (auto* r : reps) r->timings(slowest);

@@ -38,6 +38,6 @@ set(kernels ${CMAKE_MATCH_2})
 set(red ${CMAKE_MATCH_4})
 set(controls ${CMAKE_MATCH_5})
 if(NOT rc EQUAL 0 OR NOT pass EQUAL kernels OR NOT red EQUAL controls OR kernels LESS 1 OR controls LESS ${MIN_CONTROLS}
-   OR line MATCHES "absent=|errors=[1-9]")
+   OR line MATCHES "absent=|failures=[1-9]|errors=[1-9]")
   message(FATAL_ERROR "the ${BACKEND} contract failed (exit ${rc}): ${line}\n${out}\n${err}")
 endif()

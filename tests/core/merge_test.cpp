@@ -65,8 +65,9 @@ TEST(Merge, DisjointRunsMergeIntoTheWholeRun) {
   EXPECT_EQ(c.sums[0].kernels, s1.kernels + s2.kernels);
   EXPECT_EQ(c.sums[0].known, s1.known + s2.known);
   EXPECT_EQ(c.sums[0].controls_red, s1.controls_red + s2.controls_red);
+  EXPECT_EQ(c.sums[0].failures, s1.failures + s2.failures);
   EXPECT_EQ(c.sums[0].errors, s1.errors + s2.errors);
-  EXPECT_EQ(rc, (s1.errors + s2.errors) ? 1 : 0);
+  EXPECT_EQ(rc, (s1.failures + s1.errors + s2.failures + s2.errors) ? 1 : 0);
   EXPECT_EQ(c.sums[0].known, 1);
   EXPECT_EQ(c.sums[0].controls, 1);
   ASSERT_EQ(c.slowest.size(), 2u);
@@ -77,10 +78,13 @@ TEST(Merge, AFailureInOneShardFailsTheMergedRun) {
   std::ostringstream a, b;
   run_to("toy/scale/ok", a, true);
   const kc::RunResult bad = run_to("toy/first_run_only", b, true);
-  ASSERT_GT(bad.summaries.at(0).errors, 0);
+  // A gate that failed is a failure, not an error: the merged run counts it there, and fails.
+  ASSERT_GT(bad.summaries.at(0).failures, 0);
+  EXPECT_EQ(bad.summaries.at(0).errors, 0);
   Collect c;
   EXPECT_EQ(kc::detail::merge_reports({write_temp("ok", a.str()), write_temp("bad", b.str())}, {&c}), 1);
-  EXPECT_EQ(c.sums.at(0).errors, bad.summaries.at(0).errors);
+  EXPECT_EQ(c.sums.at(0).failures, bad.summaries.at(0).failures);
+  EXPECT_EQ(c.sums.at(0).errors, 0);
 }
 
 TEST(Merge, OverlappingCutOffAndUnreadableReportsAreErrorsNamingThem) {

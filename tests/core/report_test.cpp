@@ -102,8 +102,26 @@ TEST(Report, JsonLinesAreWrittenAsTheyHappen) {
 TEST(Report, ConsolePrintsALinePerGateAndTheSummary) {
   std::string text = render("console", "toy/control/red");
   EXPECT_NE(text.find("RED    cpu toy/control/red gate1 nonfinite class_mismatch"), std::string::npos) << text;
-  EXPECT_NE(text.find("SUMMARY backend=cpu kernels=0/0 known=0 controls=1/1 limit_problems=0 errors=0"), std::string::npos)
+  EXPECT_NE(text.find("SUMMARY backend=cpu kernels=0/0 known=0 controls=1/1 limit_problems=0 failures=0 errors=0"), std::string::npos)
       << text;
+}
+
+// SUMMARY counts FAIL, GREEN and FIXED lines as failures and ERROR lines as errors, apart.
+TEST(Report, SummaryCountsFailuresApartFromErrors) {
+  kc::Summary s;
+  s.backend = "cpu";
+  for (kc::Status st : {kc::Status::pass, kc::Status::fail, kc::Status::control_green, kc::Status::fixed,
+                        kc::Status::error, kc::Status::known, kc::Status::control_red, kc::Status::na, kc::Status::also})
+    s.count(st);
+  EXPECT_EQ(s.failures, 3);
+  EXPECT_EQ(s.errors, 1);
+  EXPECT_NE(s.line().find(" failures=3 errors=1"), std::string::npos) << s.line();
+  std::ostringstream out;
+  auto rep = kc::make_reporter("json", out);
+  rep->summary(s);
+  const auto j = nlohmann::json::parse(out.str());
+  EXPECT_EQ(j["failures"], 3);
+  EXPECT_EQ(j["errors"], 1);
 }
 
 // Each gate's time is split by phase: the phases are measured (a gate that ran a kernel spent time

@@ -64,7 +64,7 @@ TEST(Crash, ASegfaultAndAHangAreNamedAndTheOtherEntriesPass) {
   ASSERT_EQ(hang.size(), 1u) << r.out;
   EXPECT_EQ(hang[0].rfind("ERROR  cpu planted/4_spin gate1 nonfinite hang", 0), 0u) << hang[0];
   EXPECT_NE(hang[0].find("did not return within 2 s (--timeout): cut off"), std::string::npos) << hang[0];
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=cpu kernels=3/5 known=0 controls=0/0 limit_problems=0 errors=2") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=cpu kernels=3/5 known=0 controls=0/0 limit_problems=0 failures=0 errors=2") << r.out;
 }
 
 TEST(Crash, AnAbortIsNamedAndTheEntryAfterItPasses) {
@@ -76,7 +76,7 @@ TEST(Crash, AnAbortIsNamedAndTheEntryAfterItPasses) {
       << a[0];
   all_pass(r, "abort/2_ok");
   EXPECT_NE(r.out.find("The remaining 1 entry of cpu continues in another fresh process"), std::string::npos) << r.out;
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=cpu kernels=1/2 known=0 controls=0/0 limit_problems=0 errors=1") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=cpu kernels=1/2 known=0 controls=0/0 limit_problems=0 failures=0 errors=1") << r.out;
 }
 
 // Nothing finished is lost: the JSON Lines report holds every entry's verdicts, the crashed ones
@@ -230,6 +230,6 @@ TEST(Crash, AReadPastAnInputsEndFaultsAndTheControlIsRed) {
   ASSERT_EQ(v.size(), 1u) << out;
   EXPECT_EQ(v[0].rfind("RED    cpu rows/ctl_overread_end/f32 gate1 nonfinite fault", 0), 0u) << v[0];
   EXPECT_NE(v[0].find("SIGSEGV (Segmentation fault: access not allowed) at address 0x"), std::string::npos) << v[0];
-  EXPECT_EQ(summary(out), "SUMMARY backend=cpu kernels=0/0 known=0 controls=1/1 limit_problems=0 errors=0") << out;
+  EXPECT_EQ(summary(out), "SUMMARY backend=cpu kernels=0/0 known=0 controls=1/1 limit_problems=0 failures=0 errors=0") << out;
 }
 }  // namespace

@@ -73,7 +73,7 @@ TEST(PlantedContract, AnIllegalAddressIsNamedAndTheEntriesAfterItRun) {
   EXPECT_EQ(lines_with(out, "RED    cuda rows/ctl_tail_drop_sum/f32 gate3").size(), 1u);
   auto s = lines_with(out, "SUMMARY backend=cuda");
   ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].rfind("SUMMARY backend=cuda kernels=3/7 known=0 controls=1/1 limit_problems=0 errors=", 0), 0u) << s[0];
+  EXPECT_EQ(s[0].rfind("SUMMARY backend=cuda kernels=3/7 known=0 controls=1/1 limit_problems=0 failures=", 0), 0u) << s[0];
   // Where the driver keeps the device from the faulted process, the run says it goes on elsewhere.
   if (!lines_with(out, "the device is lost").empty())
     EXPECT_FALSE(lines_with(out, "continue in a fresh process (pid").empty());

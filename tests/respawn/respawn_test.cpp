@@ -83,8 +83,8 @@ TEST(Respawn, EntriesAfterALostDeviceRunInFreshProcessesAndCountInOneSummary) {
   EXPECT_NE(r.out.find("PASS   fake lost/6_rowsum_ok gate4 sums"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("RED    fake lost/4_control_red gate1 nonfinite class_mismatch"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("KNOWN  fake lost/7_known gate1 nonfinite"), std::string::npos) << r.out;
-  // errors counts failed gates: gates 1-3 of each planted fault (gate 4 does not apply).
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=4/6 known=1 controls=1/1 limit_problems=0 errors=6") << r.out;
+  // errors counts ERROR lines: gates 1-3 of each planted fault (gate 4 does not apply); no gate FAILed.
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=4/6 known=1 controls=1/1 limit_problems=0 failures=0 errors=6") << r.out;
   // Said plainly, once a fresh process.
   EXPECT_NE(r.out.find("The remaining 5 entries of fake continue in a fresh process (pid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("lost the device too, after lost/5_fault_again"), std::string::npos) << r.out;
@@ -141,7 +141,7 @@ TEST(Respawn, AFreshProcessThatDiesFailsItsEntryByNameAndTheRestStillRun) {
   all_pass(r, "crash/3_ok");
   EXPECT_GT(pid_of(r, "crash/3_ok"), 0);
   EXPECT_EQ(r.fresh.size(), 2u) << r.out;
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/3 known=0 controls=0/0 limit_problems=0 errors=4") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/3 known=0 controls=0/0 limit_problems=0 failures=0 errors=4") << r.out;
 }
 
 TEST(Respawn, AFreshProcessThatDiesAtOnceIsAnErrorAndNothingAfterItPasses) {
@@ -158,7 +158,7 @@ TEST(Respawn, AFreshProcessThatDiesAtOnceIsAnErrorAndNothingAfterItPasses) {
     EXPECT_NE(v[0].find("not run: the device was lost and the fresh process (pid"), std::string::npos) << v[0];
   }
   EXPECT_EQ(r.fresh.size(), 1u) << "one that finished nothing is not started again:\n" << r.out;
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/6 known=0 controls=0/1 limit_problems=0 errors=9") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/6 known=0 controls=0/1 limit_problems=0 failures=0 errors=9") << r.out;
 }
 
 TEST(Respawn, WithNoFilterEachLossAndCrashStartsOneMoreProcessAndAllCount) {
@@ -168,7 +168,7 @@ TEST(Respawn, WithNoFilterEachLossAndCrashStartsOneMoreProcessAndAllCount) {
   ASSERT_EQ(r.fresh.size(), 4u) << r.out;
   for (const auto& a : r.fresh) EXPECT_EQ(a.find("--only"), std::string::npos) << a;
   all_pass(r, "crash/3_ok");
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=5/9 known=1 controls=1/1 limit_problems=0 errors=10") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=5/9 known=1 controls=1/1 limit_problems=0 failures=0 errors=10") << r.out;
 }
 
 TEST(Respawn, NoLostDeviceNoFreshProcess) {
@@ -176,14 +176,14 @@ TEST(Respawn, NoLostDeviceNoFreshProcess) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_TRUE(r.fresh.empty());
   EXPECT_EQ(r.out.find("fresh process"), std::string::npos) << r.out;
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/1 known=0 controls=0/0 limit_problems=0 errors=0") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=1/1 known=0 controls=0/0 limit_problems=0 failures=0 errors=0") << r.out;
 }
 
 TEST(Respawn, AFaultInTheLastEntryNeedsNoFreshProcess) {
   Ran r = cli("--backend fake --only lost/2_fault");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_TRUE(r.fresh.empty()) << r.out;
-  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=0/1 known=0 controls=0/0 limit_problems=0 errors=3") << r.out;
+  EXPECT_EQ(summary(r.out), "SUMMARY backend=fake kernels=0/1 known=0 controls=0/0 limit_problems=0 failures=0 errors=3") << r.out;
 }
 
 TEST(Respawn, TheHiddenResumeOptionsNeedEachOther) {

@@ -69,8 +69,15 @@ struct Summary {
   int controls = 0, controls_red = 0;
   int controls_not_run = 0;  // gates 1-4 controls of an absent backend, or ones it cannot prove (chains())
   int limit_problems = 0;
-  int errors = 0;  // failed gates, green controls, fixed known findings, entry errors
-  std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 limits=0 ..."
+  // What went wrong, by the status of its line: failures counts FAIL, GREEN and FIXED lines (a gate
+  // that found a problem, a control that stayed green, a known finding that no longer fails); errors
+  // counts ERROR lines and problems of the run itself (an entry that could not run: a bad spec, a
+  // fault, a hang, a lost device, a launch on another stream; a backend asked for that is absent).
+  int failures = 0;
+  int errors = 0;
+  // Counts a line of this status that is not ok (status_ok) in failures or errors.
+  void count(Status s);
+  std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 ... failures=0 errors=0"
 };
 
 // One entry's time over all its gates, by phase. A run ends with its slowest entries, so the next

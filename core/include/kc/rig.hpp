@@ -23,7 +23,9 @@ const char* fill_name(FillKind k);
 
 struct Fill {
   FillKind kind = FillKind::random;
-  int plant = 0;   // gate 1: index into Rig::plants
+  // gate 1: index into Rig::plants; -1: the same fill with no plant (gate 1 runs it to tell whether a
+  // broken stated rule is a plant's doing: a rig's prepare plants nothing then)
+  int plant = 0;
   int64_t pos = -1;  // gate 1: column of the plant (-1: the family's default); --repro shrinks it
   std::string dist;  // gates 2 and 3, random: one of Rig::fills ("" = the family's spread fill)
 };

@@ -121,7 +121,7 @@ int64_t plant_col(const Plant& p, const Fill& f, const Dims& d) { return plants:
 
 void plant_if(Buf& b, const Case& c, const std::vector<Plant>& ps, const std::string& name, const Dims& d,
               bool per_row) {
-  if (c.fill().kind != FillKind::nonfinite) return;
+  if (c.fill().kind != FillKind::nonfinite || c.fill().plant < 0) return;  // -1: gate 1's fill, no plant
   const Plant& p = plants::at(ps, c.fill().plant, c.spec ? c.spec->name.c_str() : "plant_if");
   if (p.operand != name) return;
   size_t base = per_row ? size_t(plant_row(d) * d.cols) : 0;

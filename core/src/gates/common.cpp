@@ -154,14 +154,22 @@ struct Worst {
   double ratio = 0;
   size_t i = 0;
   Why why = Why::none;
+  size_t count = 0;  // outputs that failed
+};
+
+// A buffer's worst failing output, and how many of its outputs failed.
+struct Failing {
+  double ratio;
+  Why why;
+  std::string text;
 };
 }  // namespace
 
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma) {
   Outcome o;
   o.shape = c.shape().str();
-  double worst = -1;
   std::optional<Margin> margin;
+  std::vector<Failing> failing;  // one a failing buffer
   for (const auto& e : exp) {
     const HostBuffer& hb = c.buffer(e.name);
     if (hb.decl.role == Role::in)
@@ -203,32 +211,43 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
           ratio = bound > 0 ? err / bound : INFINITY;
           why = Why::bound;
         }
-        if (!w.failed || ratio > w.ratio) w = {true, ratio, size_t(i), why};
+        ++w.count;
+        if (!w.failed || ratio > w.ratio) w = {true, ratio, size_t(i), why, w.count};
       }
       std::lock_guard<std::mutex> l(m);
+      const size_t count = all.count + w.count;
       if (w.failed && (!all.failed || w.ratio > all.ratio || (w.ratio == all.ratio && w.i < all.i))) all = w;
+      all.count = count;
       near.merge(n);
     }, 4096);
     if (near.ratio >= 0) keep_worst(margin, margin_at(near, e, hb, c));
-    if (!all.failed || all.ratio <= worst) continue;
-    worst = all.ratio;
+    if (!all.failed) continue;
     size_t i = all.i;
     double got = load_as_double(hb.bytes.data(), hb.decl.type, i), want = e.want[i];
-    o.failed = true;
-    o.why = all.why;
+    std::string text;
     if (all.why == Why::interval)
-      o.detail = fmt::format("{}[{}] want {} in [{}, {}] got {}", e.name, i, fmtv(want), fmtv(e.lo[i]), fmtv(e.hi[i]),
-                             fmtv(got));
+      text = fmt::format("{}[{}] want {} in [{}, {}] got {}", e.name, i, fmtv(want), fmtv(e.lo[i]), fmtv(e.hi[i]),
+                         fmtv(got));
     else if (!std::isfinite(want) || !std::isfinite(got))
-      o.detail = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
+      text = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
     else {
       double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i], e.scale.empty() ? 0 : e.scale[i]);
-      o.detail = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want),
-                             fmtv(got), std::fabs(got - want), bound, all.ratio);
+      text = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want),
+                         fmtv(got), std::fabs(got - want), bound, all.ratio);
     }
+    if (hb.decl.count > 1) text += fmt::format(", {} of {} {} outside", all.count, hb.decl.count, e.name);
+    failing.push_back({all.ratio, all.why, std::move(text)});
   }
-  if (o.failed) o.fail_shape = c.shape(), o.fail_fill = c.fill();
-  else o.margin = margin;
+  if (!failing.empty()) {
+    // Every failing buffer's worst output, the worst buffer first: the line names each witness.
+    std::stable_sort(failing.begin(), failing.end(), [](const Failing& a, const Failing& b) { return a.ratio > b.ratio; });
+    o.failed = true;
+    o.why = failing.front().why;
+    for (const auto& f : failing) o.detail += (o.detail.empty() ? "" : "; ") + f.text;
+    o.fail_shape = c.shape(), o.fail_fill = c.fill();
+  } else {
+    o.margin = margin;
+  }
   return o;
 }
 

@@ -38,8 +38,8 @@ Outcome named_fills(GateCtx& ctx, const std::function<Outcome(GateCtx&, const Sh
       f.dist = dist;
       Outcome o = check(ctx, s, f);
       if (o.failed) {
+        // The fill is named once, with the shape it failed at.
         o.shape = fmt::format("{} fill={}", o.shape.empty() ? s.str() : o.shape, dist);
-        o.detail = fmt::format("fill={}: {}", dist, o.detail);
         return o;
       }
       keep_worst(pass.margin, o.margin);

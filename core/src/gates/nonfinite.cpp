@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <mutex>
 #include <numeric>
+#include <optional>
+#include <fmt/ranges.h>
 
 #include "gates.hpp"
 #include "kc/numeric.hpp"
@@ -16,6 +18,30 @@ namespace kc::detail {
 static std::string plant_text(const Rig& rig, const Fill& f) {
   std::string p = f.plant < int(rig.plants.size()) ? rig.plants[f.plant] : fmt::format("plant {}", f.plant);
   return f.pos >= 0 ? fmt::format("'{}' at column {}", p, f.pos) : fmt::format("'{}'", p);
+}
+
+// Whether a broken stated rule is the plant's doing: the same inputs (same seed) without the plant
+// (Fill::plant -1) run again; where the rule breaks there too, the line names no plant. A rig that
+// cannot build its fill without a plant (it throws) keeps the plant's name, said as where it broke.
+static std::string rule_cause(GateCtx& ctx, const Shape& s, const Fill& f, const Case& planted) {
+  const Rig& rig = ctx.entry.rig;
+  std::string at = fmt::format(" (plant {})", plant_text(rig, f));
+  Fill none = f;
+  none.plant = -1;
+  none.pos = -1;
+  std::optional<Case> c;
+  try {
+    Timed t(ctx.phases.inputs);
+    c.emplace(s, none, planted.seed());
+    c->spec = &ctx.entry.spec;
+    rig.prepare(*c);
+  } catch (const std::exception&) {
+    return fmt::format(" (in the case of plant {})", plant_text(rig, f));
+  }
+  Ran r = run_case(ctx, Gate::nonfinite, s, none, nullptr, &*c);
+  if (r.problem) return at;
+  const std::string m = timed(ctx.phases.check, [&] { return rig.rule(r.c); });
+  return m.empty() ? at : " (with no plant too: the fill breaks it, not a plant)";
 }
 
 Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
@@ -34,13 +60,12 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
     return o;
   };
   if (rig.rule) {
-    Timed t(ctx.phases.check);
-    std::string m = rig.rule(r.c);
-    if (!m.empty()) return fail(Why::rule_broken, fmt::format("{} (plant {})", m, plant_text(rig, f)));
-    return o;
+    std::string m = timed(ctx.phases.check, [&] { return rig.rule(r.c); });
+    if (m.empty()) return o;
+    return fail(Why::rule_broken, m + rule_cause(ctx, s, f, r.c));
   }
   size_t bad = 0, total = 0;
-  std::string first;
+  std::vector<std::string> firsts;  // each failing buffer's first mismatch
   const std::vector<Expected> want = timed(ctx.phases.reference, [&] { return rig.reference(r.c); });
   Timed t(ctx.phases.check);
   for (const auto& e : want) {
@@ -50,25 +75,27 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
                               e.want.size(), hb.decl.count));
     // Every output on every core; the first mismatch (lowest index) is the one named.
     std::mutex mu;
-    size_t at = hb.decl.count;
+    size_t at = hb.decl.count, here = 0;
     parallel_for(int64_t(hb.decl.count), [&](int64_t lo, int64_t hi) {
       size_t n = 0, f = hb.decl.count;
       for (int64_t i = lo; i < hi; ++i)
         if (fclass(e.want[i]) != fclass(load_as_double(hb.bytes.data(), hb.decl.type, size_t(i))) && !n++) f = size_t(i);
       std::lock_guard<std::mutex> l(mu);
-      bad += n;
+      here += n;
       at = std::min(at, f);
     }, 4096);
+    bad += here;
     total += hb.decl.count;
-    if (at < hb.decl.count && first.empty()) {
+    if (at < hb.decl.count) {
       double got = load_as_double(hb.bytes.data(), hb.decl.type, at);
-      first = fmt::format("{}[{}] want {} got {} ({})", e.name, at, fclass_name(fclass(e.want[at])),
-                          fclass_name(fclass(got)), fmt::format("{:.9g}", got));
+      firsts.push_back(fmt::format("{}[{}] want {} got {} ({:.9g}){}", e.name, at, fclass_name(fclass(e.want[at])),
+                                   fclass_name(fclass(got)), got,
+                                   want.size() > 1 ? fmt::format(", {} of {} {} differ", here, hb.decl.count, e.name) : ""));
     }
   }
   if (bad)
-    return fail(Why::class_mismatch,
-                fmt::format("{}; {} of {} outputs differ in class (plant {})", first, bad, total, plant_text(rig, f)));
+    return fail(Why::class_mismatch, fmt::format("{}; {} of {} outputs differ in class (plant {})", fmt::join(firsts, "; "),
+                                                 bad, total, plant_text(rig, f)));
   return o;
 }
 

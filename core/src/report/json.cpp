@@ -26,6 +26,7 @@ json summary_json(const Summary& s) {
           {"controls_red", s.controls_red},
           {"controls_not_run", s.controls_not_run},
           {"limit_problems", s.limit_problems},
+          {"failures", s.failures},
           {"errors", s.errors},
           {"absent", s.absent}};
 }
