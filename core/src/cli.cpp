@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 #include <iostream>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -19,8 +20,10 @@
 #include "kc/not_here.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
+#include "ctest_gpus.hpp"
 #include "merge.hpp"
 #include "respawn.hpp"
+#include "shard.hpp"
 
 namespace kc {
 
@@ -43,8 +46,8 @@ static std::string self_exe(const char* argv0) {
 static void list_entries(const RunOptions& opt, const std::vector<Backend*>& backends, int& matched) {
   for (auto* b : backends) {
     if (!opt.backend.empty() && opt.backend != b->name()) continue;
-    for (const auto& reg : registry()) {
-      if (reg.backend != b->name() || !detail::selected(reg.name, opt.only, opt.exact)) continue;
+    for (const auto* r : detail::run_selection(opt, b->name())) {
+      const Registration& reg = *r;
       ++matched;
       try {
         Entry e = build(reg);
@@ -163,6 +166,18 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
                  "run nothing: read the JSON Lines reports of runs over disjoint entries (--reporter json --out, "
                  "e.g. one a shard) and report them as one run, one SUMMARY a backend, with that run's exit code")
       ->check(CLI::ExistingFile);
+  std::string shard_text, write_costs;
+  app.add_option("--shard", shard_text,
+                 "run shard I of N (I/N): each backend's selected entries split into N by their recorded seconds "
+                 "(--costs), the same split in every run, so N shards merged (--merge) are the whole run; gate 5 "
+                 "runs in one of them; --list lists the shard's entries");
+  app.add_option("--costs", opt.costs_file,
+                 "the recorded seconds of each entry that --shard balances (records/costs.tsv; without it every "
+                 "entry counts 1 s; an entry with no row counts at the mean of its backend's rows)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--write-costs", write_costs,
+                 "after the run (or --merge), write each entry's seconds over gates 1-4 into FILE for --costs, "
+                 "keeping the rows of entries it did not run");
   app.add_flag("--in-process", opt.in_process,
                "run CPU entries in this process (for a debugger); by default they run in a fresh process this "
                "one supervises, so a kernel that crashes or hangs is reported by name and the run goes on");
@@ -183,6 +198,25 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
     return exit_usage;
   }
   opt.limits = !no_limits;
+  try {
+    if (!shard_text.empty()) std::tie(opt.shard, opt.shards) = detail::parse_shard(shard_text);
+    if (!opt.costs_file.empty()) opt.costs = detail::cost_map(detail::read_costs(opt.costs_file));
+  } catch (const std::exception& e) {
+    std::cerr << "kernel-contract: " << e.what() << "\n";
+    return exit_usage;
+  }
+  if (opt.shards && !merge.empty()) {
+    std::cerr << "kernel-contract: --shard runs a part of the entries and --merge runs none: give one of them\n";
+    return exit_usage;
+  }
+  // Under `ctest --resource-spec-file`, the GPUs CTest allotted this test, before any device opens (a
+  // fresh process of this run inherits them).
+  try {
+    if (const std::string pinned = resume_at.empty() ? detail::pin_ctest_gpus() : ""; !pinned.empty()) std::cerr << "kernel-contract: " << pinned << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "kernel-contract: " << e.what() << "\n";
+    return exit_usage;
+  }
   // Through the environment, which the backend reads when it first looks for a device and the
   // fresh processes a run supervises inherit.
   if (!opencl_device.empty()) setenv("KC_OPENCL_DEVICE", opencl_device.c_str(), 1);
@@ -261,6 +295,7 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
     std::ostream& to = out_path.empty() ? std::cout : file;
     reps.push_back(reporter == "console" ? make_console_reporter(to, false, opt.margins) : make_reporter(reporter, to));
   }
+  if (!write_costs.empty()) reps.push_back(detail::make_cost_writer(write_costs));  // last: after every other
   std::vector<Reporter*> rp;
   for (auto& r : reps) rp.push_back(r.get());
   if (!merge.empty()) {

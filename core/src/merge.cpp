@@ -5,6 +5,7 @@
 #include "merge.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "kc/runner.hpp"
 #include "report/margin_json.hpp"
 #include "report/phases_json.hpp"
+#include "shard.hpp"
 
 namespace kc::detail {
 namespace {
@@ -57,6 +59,7 @@ Summary summary_of(const json& j) {
   s.limit_problems = j.at("limit_problems").get<int>();
   s.failures = j.at("failures").get<int>();
   s.errors = j.at("errors").get<int>();
+  if (j.contains("shard")) s.shard = j.at("shard").get<std::string>();
   return s;
 }
 
@@ -103,6 +106,9 @@ int merge_reports(const std::vector<std::string>& files, const std::vector<Repor
   std::map<std::string, size_t> entry_report;                       // backend/entry -> report
   std::map<std::string, std::vector<json>> lines;                   // backend -> its gate and note lines
   std::vector<std::string> run_notes;                               // notes of no backend
+  std::map<std::string, std::map<int, std::string>> shards;          // backend -> shard I -> its report
+  std::map<std::string, int> shard_count;                           // backend -> N of --shard I/N
+  std::map<std::string, std::string> whole;                         // backend -> a report of no shard
   for (size_t ri = 0; ri < reports.size(); ++ri) {
     const Report& r = reports[ri];
     for (size_t i = 0; i < r.lines.size(); ++i) {
@@ -133,6 +139,18 @@ int merge_reports(const std::vector<std::string>& files, const std::vector<Repor
           lines[b].push_back(j);
         } else if (type == "summary") {
           const Summary s = summary_of(j);
+          // Shards of one split: all of 1..N, each once, and no run of the whole beside them.
+          if (!s.shard.empty()) {
+            const auto [i, n] = parse_shard(s.shard);
+            auto [c, fresh] = shard_count.emplace(s.backend, n);
+            if (!fresh && c->second != n)
+              throw Error(fmt::format("{}: shard {} of {} is of another split than {}'s (of {})", where, s.shard,
+                                      s.backend, shards[s.backend].begin()->second, c->second));
+            auto [it, first] = shards[s.backend].emplace(i, r.file);
+            if (!first) throw Error(fmt::format("{}: shard {} of {} is in {} too", where, s.shard, s.backend, it->second));
+          } else {
+            whole.emplace(s.backend, r.file);
+          }
           if (!sums.count(s.backend)) order.push_back(s.backend), sums[s.backend].backend = s.backend;
           Summary& m = sums[s.backend];
           if (m.absent.empty()) m.absent = s.absent;
@@ -150,6 +168,17 @@ int merge_reports(const std::vector<std::string>& files, const std::vector<Repor
         throw Error(fmt::format("{}: a {} line lacks a field or has the wrong type ({})", where, type, e.what()));
       }
     }
+  }
+  for (const auto& [b, n] : shard_count) {
+    if (whole.count(b))
+      throw Error(fmt::format("--merge: {} holds {} entries run as no shard, beside shards of {}/{}: merge one split's "
+                              "shards, or runs of no shard", whole[b], b, shards[b].begin()->first, n));
+    std::vector<std::string> missing;
+    for (int i = 1; i <= n; ++i)
+      if (!shards[b].count(i)) missing.push_back(fmt::format("{}/{}", i, n));
+    if (!missing.empty())
+      throw Error(fmt::format("--merge: no report of shard {} of {}: the merged run would not be the whole run",
+                              fmt::join(missing, ", "), b));
   }
   for (auto* r : reps) r->begin(reports.front().seed);
   for (const auto& t : run_notes)

@@ -44,6 +44,7 @@ std::string Summary::line() const {
     s += fmt::format(" kernels={}/{} known={} controls={}/{}{}", kernels_passing, kernels, known, controls_red, controls,
                      controls_not_run ? fmt::format(" controls_not_run={}", controls_not_run) : "");
   s += fmt::format(" limit_problems={} failures={} errors={}", limit_problems, failures, errors);
+  if (!shard.empty()) s += " shard=" + shard;
   if (!absent.empty()) s += fmt::format(" absent=\"{}\"", absent);
   return s;
 }

@@ -22,6 +22,7 @@
 #include "last_words.hpp"
 #include "report/margin_json.hpp"
 #include "report/phases_json.hpp"
+#include "shard.hpp"
 
 namespace kc::detail {
 namespace {
@@ -169,6 +170,8 @@ std::vector<std::string> child_args(const RunOptions& opt, const std::string& ba
   if (opt.exact) a.push_back("--exact");
   if (opt.repro) a.push_back("--repro");
   if (opt.cpu_references) a.push_back("--cpu-references");
+  if (opt.shards > 0) a.push_back(fmt::format("--shard={}/{}", opt.shard, opt.shards));
+  if (!opt.costs_file.empty()) a.push_back("--costs=" + opt.costs_file);
   return a;
 }
 
@@ -337,7 +340,7 @@ int run_resumed(const RunOptions& opt, Backend& b, const std::string& at, int fd
   last_words_to(fd);  // a fatal signal says which, where, before this process ends
   Stream st(f);
   std::vector<Reporter*> reps{&st};
-  const auto sel = selection(b.name(), opt.only, opt.exact);
+  const auto sel = run_selection(opt, b.name());
   size_t i = 0;
   while (i < sel.size() && sel[i]->name != at) ++i;
   auto trouble = [&](const std::string& what) {

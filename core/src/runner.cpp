@@ -16,6 +16,7 @@
 #include "kc/registry.hpp"
 #include "repro.hpp"
 #include "respawn.hpp"
+#include "shard.hpp"
 
 namespace kc {
 
@@ -304,7 +305,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
   detail::Progress progress{opt.progress};
   for (auto* b : backends)
     if ((opt.backend.empty() || opt.backend == b->name()) && b->absent().empty())
-      progress.total += int(detail::selection(b->name(), opt.only, opt.exact).size());
+      progress.total += int(detail::run_selection(opt, b->name()).size());
   bool backend_seen = opt.backend.empty();
   for (auto* b : backends) {
     if (!opt.backend.empty() && opt.backend != b->name()) continue;
@@ -317,8 +318,16 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       ++s.errors;  // asked for by name, and it cannot run here
       note(reps, s.backend, fmt::format("--backend {} was asked for, but it is absent: {}", s.backend, s.absent));
     }
-    const auto sel = detail::selection(s.backend, opt.only, opt.exact);
-    matched += int(sel.size());
+    // A shard runs its part of the selection; the whole selection is what a filter matched.
+    const auto sel = detail::run_selection(opt, s.backend);
+    matched += int(detail::selection(s.backend, opt.only, opt.exact).size());
+    bool limits_here = true;
+    if (opt.shards > 0) {
+      int limits_shard = 0;
+      s.shard = fmt::format("{}/{}", opt.shard, opt.shards);
+      note(reps, s.backend, detail::shard_note(opt, s.backend, limits_shard));
+      limits_here = limits_shard == opt.shard;
+    }
     RefDeviceScope refs(s.absent.empty() && !sel.empty() ? reference_device(*b, opt, reps) : nullptr);
     bool lost_noted = false;
     // A host backend's kernels run in this process's address space: under the command line they
@@ -349,7 +358,7 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       lost_noted = true;
     }
     if (opt.progress && progress.total) std::fprintf(stderr, "\r\033[K"), std::fflush(stderr);
-    if (opt.limits) audit_backend(s, opt, reps, matched);
+    if (opt.limits && limits_here) audit_backend(s, opt, reps, matched);
     for (auto* r : reps) r->summary(s);
     out.summaries.push_back(s);
     if (s.failures || s.errors || s.limit_problems) failed = true;

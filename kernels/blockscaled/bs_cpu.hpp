@@ -2,16 +2,20 @@
 // (bs_decode.hpp), summed in fp32 per chunk of K (the weight scale's block, else 128 columns),
 // each chunk's sum times its scales fused into the running total, the per-tensor scales last.
 // The GEMV takes one output at a time; the GEMM a 4 x 8 tile of outputs, each chunk summed in two
-// lanes (even and odd columns) that meet at the chunk's end. The controls reuse the GEMV with one
-// planted fault each (Fault).
+// lanes (even and odd columns) that meet at the chunk's end. Both decode every code and activation
+// once a launch (each is exact in fp32, so decoding ahead changes no sum) and split their outputs
+// over the CPUs (each output's chain of roundings is the same wherever it runs). The controls reuse
+// the GEMV with one planted fault each (Fault).
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "bs_decode.hpp"
 #include "kc/families/blockscaled.hpp"
 #include "kc/numeric.hpp"
+#include "kc/parallel.hpp"
 #include "kc/rig.hpp"
 
 namespace kc::bs_cpu {
@@ -105,6 +109,17 @@ struct View {
     if (f.a == Acts::fp8_group128) s *= sx[m * sx_cols + c];
     return s;
   }
+  // Every activation (M x K) and every weight code (N x K) decoded, row by row.
+  std::vector<float> acts() const { return decoded(M, [&](int64_t m, int64_t j) { return act(m, j); }); }
+  std::vector<float> codes() const { return decoded(N, [&](int64_t n, int64_t j) { return code(n, j); }); }
+  template <class F> std::vector<float> decoded(int64_t rows, F value) const {
+    std::vector<float> d(size_t(rows * K));
+    parallel_for(rows, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t j = 0; j < K; ++j) d[size_t(r * K + j)] = value(r, j);
+    });
+    return d;
+  }
   float post(int64_t n, float acc) const {
     if (f.w == Weights::fp8_tensor) acc *= sf[0];
     if (f.w == Weights::fp8_channel) acc *= sf[n];
@@ -121,41 +136,49 @@ template <> inline void store<bf16>(bf16* y, size_t i, float v) { y[i] = to_bf16
 template <class Out> void gemv(const Buffers& b, Form f, Fault fault = Fault::none) {
   const View v(b, f, fault);
   Out* y = b.out<Out>("y");
-  const int64_t L = chunk(f.w), nc = chunks(f.w, v.K);
-  for (int64_t m = 0; m < v.M; ++m)
-    for (int64_t n = 0; n < v.N; ++n) {
-      float acc = 0;
-      for (int64_t c = 0; c < nc; ++c) {
-        float p = 0;
-        for (int64_t j = c * L; j < std::min(v.K, (c + 1) * L); ++j) p = std::fma(v.act(m, j), v.code(n, j), p);
-        acc = std::fma(p, v.chunk_scale(m, n, c), acc);
+  const int64_t L = chunk(f.w), nc = chunks(f.w, v.K), K = v.K;
+  const std::vector<float> a = v.acts(), w = v.codes();
+  parallel_for(v.N, [&](int64_t n0, int64_t n1) {
+    for (int64_t n = n0; n < n1; ++n)
+      for (int64_t m = 0; m < v.M; ++m) {
+        const float *am = &a[size_t(m * K)], *wn = &w[size_t(n * K)];
+        float acc = 0;
+        for (int64_t c = 0; c < nc; ++c) {
+          float p = 0;
+          for (int64_t j = c * L; j < std::min(K, (c + 1) * L); ++j) p = std::fma(am[j], wn[j], p);
+          acc = std::fma(p, v.chunk_scale(m, n, c), acc);
+        }
+        store<Out>(y, size_t(m * v.N + n), v.post(n, acc));
       }
-      store<Out>(y, size_t(m * v.N + n), v.post(n, acc));
-    }
+  });
 }
 
 template <class Out> void gemm(const Buffers& b, Form f) {
   const View v(b, f, Fault::none);
   Out* y = b.out<Out>("y");
-  const int64_t L = chunk(f.w), nc = chunks(f.w, v.K);
-  for (int64_t m0 = 0; m0 < v.M; m0 += kTileM)
-    for (int64_t n0 = 0; n0 < v.N; n0 += kTileN) {
-      const int64_t tm = std::min(kTileM, v.M - m0), tn = std::min(kTileN, v.N - n0);
-      float acc[kTileM][kTileN] = {};
-      for (int64_t c = 0; c < nc; ++c) {
-        float lane[2][kTileM][kTileN] = {};
-        for (int64_t j = c * L; j < std::min(v.K, (c + 1) * L); ++j)
-          for (int64_t i = 0; i < tm; ++i) {
-            const float a = v.act(m0 + i, j);
-            for (int64_t t = 0; t < tn; ++t) lane[j % 2][i][t] = std::fma(a, v.code(n0 + t, j), lane[j % 2][i][t]);
-          }
+  const int64_t L = chunk(f.w), nc = chunks(f.w, v.K), K = v.K;
+  const std::vector<float> a = v.acts(), w = v.codes();
+  parallel_for((v.N + kTileN - 1) / kTileN, [&](int64_t t0, int64_t t1) {
+    for (int64_t n0 = t0 * kTileN; n0 < std::min(v.N, t1 * kTileN); n0 += kTileN)
+      for (int64_t m0 = 0; m0 < v.M; m0 += kTileM) {
+        const int64_t tm = std::min(kTileM, v.M - m0), tn = std::min(kTileN, v.N - n0);
+        float acc[kTileM][kTileN] = {};
+        for (int64_t c = 0; c < nc; ++c) {
+          float lane[2][kTileM][kTileN] = {};
+          for (int64_t j = c * L; j < std::min(K, (c + 1) * L); ++j)
+            for (int64_t i = 0; i < tm; ++i) {
+              const float x = a[size_t((m0 + i) * K + j)];
+              for (int64_t t = 0; t < tn; ++t)
+                lane[j % 2][i][t] = std::fma(x, w[size_t((n0 + t) * K + j)], lane[j % 2][i][t]);
+            }
+          for (int64_t i = 0; i < tm; ++i)
+            for (int64_t t = 0; t < tn; ++t)
+              acc[i][t] = std::fma(lane[0][i][t] + lane[1][i][t], v.chunk_scale(m0 + i, n0 + t, c), acc[i][t]);
+        }
         for (int64_t i = 0; i < tm; ++i)
-          for (int64_t t = 0; t < tn; ++t)
-            acc[i][t] = std::fma(lane[0][i][t] + lane[1][i][t], v.chunk_scale(m0 + i, n0 + t, c), acc[i][t]);
+          for (int64_t t = 0; t < tn; ++t) store<Out>(y, size_t((m0 + i) * v.N + n0 + t), v.post(n0 + t, acc[i][t]));
       }
-      for (int64_t i = 0; i < tm; ++i)
-        for (int64_t t = 0; t < tn; ++t) store<Out>(y, size_t((m0 + i) * v.N + n0 + t), v.post(n0 + t, acc[i][t]));
-    }
+  });
 }
 
 }  // namespace kc::bs_cpu

@@ -33,7 +33,7 @@ def test_run(kc_run):
             assert "gate 5 of 6 Triton launches did not run: Triton is not installed" in r.out
         assert r.rc == 1  # --backend cuda was asked for by name
     else:
-        assert r.summary("cuda") == "SUMMARY backend=cuda kernels=3/3 known=0 controls=3/3 limit_problems=0 errors=0"
+        assert r.summary("cuda") == "SUMMARY backend=cuda kernels=3/3 known=0 controls=3/3 limit_problems=0 failures=0 errors=0"
         for name in ENTRIES:
             assert f"{name}[c0/sm_90]" in r.out  # each config audited on each served SM
         assert r.rc == 0

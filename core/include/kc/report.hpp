@@ -75,6 +75,8 @@ struct Summary {
   // fault, a hang, a lost device, a launch on another stream; a backend asked for that is absent).
   int failures = 0;
   int errors = 0;
+  // "I/N" where the run was shard I of N (--shard): the counts are that shard's entries alone.
+  std::string shard;
   // Counts a line of this status that is not ok (status_ok) in failures or errors.
   void count(Status s);
   std::string line() const;  // "SUMMARY backend=cpu kernels=9/9 known=0 controls=7/7 ... failures=0 errors=0"

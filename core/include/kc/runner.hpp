@@ -2,6 +2,7 @@
 // auditors), a verdict per gate to the reporters, and one SUMMARY per backend.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,12 @@ struct RunOptions {
   // Run a host backend's entries (Backend::host_launches) in this process, not a supervised fresh
   // one: for a debugger. A crash or a hang then ends the run.
   bool in_process = false;
+  // --shard I/N: run shard `shard` (1-based) of `shards` of each backend's selected entries, split by
+  // their recorded seconds (`costs`, "backend/entry" -> seconds, read from `costs_file`); shards = 0
+  // runs them all. Every process of the run computes the same split (core/src/shard.hpp).
+  int shard = 0, shards = 0;
+  std::map<std::string, double> costs;
+  std::string costs_file;
 };
 
 // Exit codes: 0 every gate passed or is KNOWN and every control red; 1 a failure; 2 bad usage;

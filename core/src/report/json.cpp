@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 
 json summary_json(const Summary& s) {
-  return {{"backend", s.backend},
+  json j{{"backend", s.backend},
           {"line", s.line()},
           {"kernels", s.kernels},
           {"kernels_passing", s.kernels_passing},
@@ -29,6 +29,8 @@ json summary_json(const Summary& s) {
           {"failures", s.failures},
           {"errors", s.errors},
           {"absent", s.absent}};
+  if (!s.shard.empty()) j["shard"] = s.shard;  // --shard I/N: what --merge checks for the whole set
+  return j;
 }
 
 class JsonLines final : public Reporter {
