@@ -45,6 +45,8 @@
 //   by squaring per-element intervals: their dependency would let a one-pass E[x^2] - E[x]^2 pass
 //   the offset fill); rstd and (x - mean) rstd w take the spec's ops and ulps, + b its own rounding.
 #pragma once
+#include <optional>
+
 #include "kc/spec.hpp"
 
 namespace kc::rows {
@@ -60,6 +62,17 @@ Entry rms_norm(DType in, DType out, double eps = 1e-6);
 // y[r,c] = (x[r,c] - mean) * rstd * w[c] + b[c], rstd = 1 / sqrt(mean_c (x - mean)^2 + eps).
 //                        buffers: x, w, b [cols] in, y out, mean and rstd out (f32 [rows], per row)
 Entry layer_norm(DType in, DType out, double eps = 1e-5);
+// The same with the kernel's form: its variance by two passes, or by Welford's update in one fp32
+// chain over the row in column order (d = x - M; M += d / j; m2 += d (x - M); var = m2 / cols), each
+// with its proven interval (families/rows/README.md); mean and rstd written or not; w and b in
+// their own type (the input's where unset). Welford's stated gate 1 rule: where float64's mean is
+// infinite (a row holding an infinity), a NaN mean holds too (the update meets inf - inf).
+struct LayerNormForm {
+  enum class Variance : uint8_t { two_pass, welford } variance = Variance::two_pass;
+  bool stats = true;
+  std::optional<DType> weights;
+};
+Entry layer_norm(DType in, DType out, double eps, const LayerNormForm& form);
 // y[r,c] = exp(x[r,c] - max) / sum_c exp(x[r,c] - max).        buffers: x in, y out
 Entry softmax(DType in, DType out);
 // id[r] = lowest c with x[r,c] == max of the row; -1 for a row holding a NaN (stated rule).
