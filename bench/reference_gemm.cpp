@@ -1,4 +1,4 @@
-// The dense and affine float64 references (core/src/families/ref_gemm.*) and what surrounds them in
+// The dense and affine float64 references (families/dense/src/ref_gemm.*) and what surrounds them in
 // a gate: the fill (prepare), the reference, and gate 3's comparison, at prompt and decode shapes.
 // GFLOP/s counts 2 M N K (the value GEMM); the reference does as much again for the magnitude.
 // No kernel runs: this is the harness's cost per case, which bounds how large an envelope can be.
@@ -9,7 +9,7 @@
 #include <ctime>
 #include <string>
 
-#include "../core/src/families/ref_gemm.hpp"
+#include "../families/dense/src/ref_gemm.hpp"
 #include "../core/src/gates/gates.hpp"
 #include "kc/families/affine.hpp"
 #include "kc/families/dense.hpp"

@@ -9,7 +9,10 @@ endforeach()
 set_target_properties(kernel-contract-limits PROPERTIES EXPORT_NAME limits_tool)
 install(TARGETS kc_core kc_backends kc_limits kc_main kernel-contract-limits EXPORT KernelContractTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY core/include/kc limits/include/kc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# core/include/kc/families/<family>.hpp forward to families/<family>/ for the device builds that name
+# core/include alone; the package holds the families' own headers (families/CMakeLists.txt) instead.
+install(DIRECTORY core/include/kc limits/include/kc DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        REGEX "kc/families/(rows|dense|affine|attention|blockscaled)[.]hpp$" EXCLUDE)
 if(KC_HAVE_CUDA)
   install(FILES backends/cuda/include/kc/cuda.hpp backends/cuda/include/kc/cuda_launch.hpp backends/cuda/include/kc/cuda_module.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kc)
   target_include_directories(kc_backends PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../core/src/families/ref_gemm.hpp"
+#include "../families/dense/src/ref_gemm.hpp"
 
 namespace ref_isas {
 

@@ -36,7 +36,8 @@ Entry build(const Registration& r) {
   if (!e.rig.reference) fail("reference", "the rig has no float64 reference");
   if (!e.rig.run) fail("launch", "the entry has no launch (.launch(...))");
   if (!e.spec.replaces.empty() && !e.rig.replaced) fail("replaces", "names a kernel but gives no hook to run it");
-  if (e.spec.rule.empty() != !e.rig.rule) fail("rule", "a stated NaN rule needs both its text and its check");
+  if (e.spec.rule.empty() != !(e.rig.rule || e.rig.rules_per_output))
+    fail("rule", "a stated NaN rule needs both its text and its check");
   if (e.spec.sums && e.spec.sums->summed && !e.rig.simulate) fail("sums", "declares sums but the rig cannot replay them (no simulate)");
   e.spec.validate();
   return e;

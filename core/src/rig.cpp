@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "kc/lowp.hpp"
 #include "kc/numeric.hpp"
 
 namespace kc {
@@ -32,6 +33,33 @@ double Case::value(std::string_view name, size_t i) const {
   const HostBuffer& b = buffer(name);
   if (i >= b.decl.count) throw Error(fmt::format("buffer '{}' has {} elements, asked for {}", name, b.decl.count, i));
   return load_as_double(b.bytes.data(), b.decl.type, i);
+}
+
+const char* codes_name(Codes c) {
+  switch (c) {
+    case Codes::none: return "none";
+    case Codes::e4m3: return "e4m3";
+    case Codes::e5m2: return "e5m2";
+    case Codes::e2m1: return "e2m1";
+    case Codes::int8: return "int8";
+  }
+  return "?";
+}
+
+size_t output_count(const HostBuffer& b, Codes c) {
+  return c == Codes::e2m1 ? 2 * b.decl.count : b.decl.count;
+}
+
+double output_value(const HostBuffer& b, Codes c, size_t i) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(b.bytes.data());
+  switch (c) {
+    case Codes::none: return load_as_double(b.bytes.data(), b.decl.type, i);
+    case Codes::e4m3: return lowp::decode(lowp::Format::e4m3, bytes[i]);
+    case Codes::e5m2: return lowp::decode(lowp::Format::e5m2, bytes[i]);
+    case Codes::e2m1: return lowp::decode(lowp::Format::e2m1, (bytes[i / 2] >> (4 * (i % 2))) & 0xF);
+    case Codes::int8: return double(int8_t(bytes[i]));
+  }
+  return 0;
 }
 
 const Buffers::Slot& Buffers::slot(std::string_view name, DType t) const {

@@ -1,12 +1,13 @@
 // Rotary embedding of queries and keys in one launch (NeoX halves), bf16 in and out, fp32 math:
-// a block a token, its threads over every (head, pair) of q then k. Held to rope_rig.hpp's contract,
+// a block a token, its threads over every (head, pair) of q then k. Held to the formula of
+// examples/rotary/rotary.hpp,
 // with a control that launches the same kernel on the legacy default stream.
 #include <cuda_bf16.h>
 
 #include <kc/cuda.hpp>
 #include <kc/registry.hpp>
 
-#include "rope_contract.hpp"
+#include "../rotary/rotary_cpu.hpp"
 
 constexpr int kThreads = 128;
 

@@ -1,4 +1,4 @@
-// The blocked float64 affine reference (core/src/families/ref_gemm.*) against the plain loop it
+// The blocked float64 affine reference (families/dense/src/ref_gemm.*) against the plain loop it
 // replaces (per group: sum x q, sum x, sum |x| q, sum |x| over k ascending; then y += s a + b xs,
 // mag += |s| ma + |b| mx): bit-equal for every bit width and group, on every kernel set this CPU
 // runs, at sizes that are not multiples of the register tile or the cache blocks (K blocks of 256
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "../../core/src/families/ref_gemm.hpp"
+#include "../../families/dense/src/ref_gemm.hpp"
 #include "../ref_isas.hpp"
 #include "kc/families/affine.hpp"
 #include "kc/numeric.hpp"

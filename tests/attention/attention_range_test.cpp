@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "families/attention_range.hpp"
+#include "families/attention/src/attention_range.hpp"
 #include "kc/numeric.hpp"
 #include "kernels/attention/cpu_attention.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "families/ref_gemm.hpp"
+#include "families/dense/src/ref_gemm.hpp"
 #include "harness.hpp"
 #include "kc/backend.hpp"
 #include "kc/ref_device.hpp"

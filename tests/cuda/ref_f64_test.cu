@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "backends/cuda/ref_f64.hpp"
-#include "core/src/families/dense_detail.hpp"
-#include "core/src/families/ref_gemm.hpp"
+#include "families/dense/src/dense_detail.hpp"
+#include "families/dense/src/ref_gemm.hpp"
 #include "kc/backend.hpp"
 #include "kc/families/affine.hpp"
 #include "kc/ref_device.hpp"

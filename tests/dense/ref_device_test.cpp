@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "../../core/src/families/ref_gemm.hpp"
+#include "../../families/dense/src/ref_gemm.hpp"
 #include "kc/ref_device.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// The blocked float64 reference (core/src/families/ref_gemm.*) against the plain loop it replaces,
+// The blocked float64 reference (families/dense/src/ref_gemm.*) against the plain loop it replaces,
 // `for k ascending: y += x*w; mag += |x*w|` in double: bit-equal on every kernel set this CPU runs
 // (portable, AVX2, AVX-512), on ragged sizes that are not multiples of the register tile or of the
 // cache blocks (row blocks of 96, column blocks of 128 to 256, K blocks of 256), on planted NaN and Inf,
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "../../core/src/families/ref_gemm.hpp"
+#include "../../families/dense/src/ref_gemm.hpp"
 #include "../ref_isas.hpp"
 #include "kc/families/dense.hpp"
 #include "kc/numeric.hpp"

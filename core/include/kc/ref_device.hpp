@@ -1,5 +1,5 @@
 // A device that evaluates the dense and affine float64 references in the CPU's place. It must do the
-// CPU's arithmetic (core/src/families/ref_gemm.hpp) op for op: every inner sum from +0 over k
+// CPU's arithmetic (families/dense/src/ref_gemm.hpp) op for op: every inner sum from +0 over k
 // ascending with exact products, each group folded as y + ((s * sum xq) + (b * sum x)), no other
 // fusing, so every double it returns equals the CPU's bit for bit. Core checks that on ragged cases
 // before it uses one (check_ref_device) and gives it only problems of at least kRefDeviceMacs

@@ -122,6 +122,15 @@ class Buffers {
   std::vector<Slot> slots_;
 };
 
+// An output stored as codes of a narrow format and read as the values they decode to, NaN codes
+// included: FP8 (e4m3, e5m2: a byte each), FP4 (e2m1: two a byte, the low nibble first), int8 (the
+// integer). none: the buffer's own type.
+enum class Codes : uint8_t { none, e4m3, e5m2, e2m1, int8 };
+const char* codes_name(Codes c);
+// How many values an output buffer holds (two a byte for e2m1), and value i of it as a double.
+size_t output_count(const HostBuffer& b, Codes c);
+double output_value(const HostBuffer& b, Codes c, size_t i);
+
 // The float64 truth for one output buffer.
 struct Expected {
   std::string name;          // the output buffer
@@ -139,6 +148,19 @@ struct Expected {
   // Gate 4: false where the sums cannot be exact in fp32 for this formula (softmax's exp terms);
   // then gate 4 keeps the gamma(depth) term of the bound.
   bool exact_sums = true;
+  // Optional, per output (a formula's, kc/formula.hpp): the absolute bound of every other error of
+  // the kernel's fp32 steps beside gamma(depth) * mag, carried through the formula's operations; it
+  // takes the place of the spec's ulps and of scale (the spec's ops and mids are added, as steps
+  // beyond the formula's).
+  std::vector<double> err;
+  // The output's codes, read as the values they decode to; such an output needs lo and hi (gates 3
+  // and 4 check its interval, rounded as the format rounds).
+  Codes codes = Codes::none;
+  // A stated rule on this output (its text, shown), checked at gate 1 in place of float64's class:
+  // the output equals want (ids in a stated order), or with rule_nonfinite, where want is infinite
+  // any non-finite value holds (a one-pass update that meets an infinity gives NaN).
+  std::string rule;
+  bool rule_nonfinite = false;
 };
 
 // Gate 4's replays (DESIGN.md §2.4).
@@ -160,6 +182,9 @@ struct Rig {
   std::function<void(const Buffers&)> replaced;  // runs the kernel this one replaces, same buffers
   // A stated NaN rule, checked on the case's outputs after a run: "" when kept, else what broke.
   std::function<std::string(const Case&)> rule;
+  // The spec's stated rule is held per output instead (Expected::rule, a formula's), the other
+  // outputs keeping their class checks: then rule is unset.
+  bool rules_per_output = false;
   std::function<void()> release;  // frees what the rig holds; called after every entry
   // The form (one of the spec's forms) the launcher takes at a shape on this machine: gate 3 runs
   // each form at a ragged shape (Entry::picks).

@@ -115,17 +115,25 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
 
 // The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
 // r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
-// to the output's scale where the rig states one (Expected::scale: a result that cancels).
+// to the output's scale where the rig states one (Expected::scale: a result that cancels). A
+// formula's output (Expected::err) carries its own steps and functions' ulps: the spec's ops and mids
+// alone are added to it (ulps_a: the part of a that its ulps make, left out then).
 struct Coeffs {
-  double r = 0, a = 0, g = 0, floor = 0;
+  double r = 0, a = 0, ulps_a = 0, g = 0, floor = 0, uo = 0;
   double at(double w, double m, double sc = 0) const {
     return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
+  }
+  double at(const Expected& e, size_t i) const {
+    const double w = e.want[i], m = e.mag.empty() ? 0 : e.mag[i];
+    if (e.err.empty()) return at(w, m, e.scale.empty() ? 0 : e.scale[i]);
+    return r * std::fabs(w) + (a - ulps_a) * std::fabs(w) + g * std::fabs(m) + e.err[i] * (1 + uo) + floor;
   }
 };
 
 static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
   double uo = half_ulp(out);
   Coeffs c;
+  c.uo = uo;
   c.floor = half_ulp_floor(out);
   c.r = uo;
   if (spec.sums) {
@@ -136,14 +144,25 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
     // bottom of a binade): 2u an ulp, as the rounding-point intervals count it (fp32_step).
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
     c.a = (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
-    if (with_gamma && a.summed) c.g = gamma(a.depth(s)) * (1 + uo);
+    c.ulps_a = ulps * 2 * u32 * (1 + uo);
+    if (with_gamma && a.summed && a.depth) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;
+}
+
+// A code output is checked by its interval alone (compare refuses one without): the bound's type is
+// its buffer's only where it has none.
+static DType rounding_type(const HostBuffer& hb, const Expected& e) {
+  return e.codes == Codes::none ? hb.decl.type : DType::u8;
 }
 
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale) {
   return coeffs(spec, out, s, with_gamma).at(want, mag, scale);
+}
+
+double bound_at(const Spec& spec, const HostBuffer& hb, const Expected& e, size_t i, const Shape& s, bool with_gamma) {
+  return coeffs(spec, rounding_type(hb, e), s, with_gamma || !e.exact_sums).at(e, i);
 }
 
 static std::string fmtv(double v) { return fmt::format("{:.9g}", v); }
@@ -174,21 +193,24 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     const HostBuffer& hb = c.buffer(e.name);
     if (hb.decl.role == Role::in)
       throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e.name));
-    if (e.want.size() != hb.decl.count || (!e.mag.empty() && e.mag.size() != hb.decl.count) ||
-        (!e.scale.empty() && e.scale.size() != hb.decl.count) ||
-        (!e.lo.empty() && (e.lo.size() != hb.decl.count || e.hi.size() != hb.decl.count)))
+    const size_t count = output_count(hb, e.codes);
+    if (e.want.size() != count || (!e.mag.empty() && e.mag.size() != count) || (!e.scale.empty() && e.scale.size() != count) ||
+        (!e.err.empty() && e.err.size() != count) || (!e.lo.empty() && (e.lo.size() != count || e.hi.size() != count)))
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", spec.name, e.name,
-                              e.want.size(), hb.decl.count));
+                              e.want.size(), count));
     const bool iv = !e.lo.empty();
-    const Coeffs k = coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e.exact_sums);
+    if (e.codes != Codes::none && !iv)
+      throw Error(fmt::format("{}: '{}' holds {} codes: its reference needs intervals (Expected::lo, hi) in the "
+                              "format's rounding", spec.name, e.name, codes_name(e.codes)));
+    const Coeffs k = coeffs(spec, rounding_type(hb, e), c.shape(), with_gamma || !e.exact_sums);
     std::mutex m;
     Worst all;
     Near near;  // the passing output nearest its bound, for the margin
-    parallel_for(int64_t(hb.decl.count), [&](int64_t b, int64_t end) {
+    parallel_for(int64_t(count), [&](int64_t b, int64_t end) {
       Worst w;
       Near n;
       for (int64_t i = b; i < end; ++i) {
-        double got = load_as_double(hb.bytes.data(), hb.decl.type, size_t(i)), want = e.want[i], ratio;
+        double got = output_value(hb, e.codes, size_t(i)), want = e.want[i], ratio;
         Why why;
         if (iv) {
           double lo = e.lo[i], hi = e.hi[i];
@@ -203,7 +225,7 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
           ratio = INFINITY;
           why = Why::bound;
         } else {
-          double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i], e.scale.empty() ? 0 : e.scale[i]), err = std::fabs(got - want);
+          double bound = k.at(e, size_t(i)), err = std::fabs(got - want);
           if (err <= bound) {
             n.see(err, bound, size_t(i), bound);
             continue;
@@ -223,7 +245,7 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     if (near.ratio >= 0) keep_worst(margin, margin_at(near, e, hb, c));
     if (!all.failed) continue;
     size_t i = all.i;
-    double got = load_as_double(hb.bytes.data(), hb.decl.type, i), want = e.want[i];
+    double got = output_value(hb, e.codes, i), want = e.want[i];
     std::string text;
     if (all.why == Why::interval)
       text = fmt::format("{}[{}] want {} in [{}, {}] got {}", e.name, i, fmtv(want), fmtv(e.lo[i]), fmtv(e.hi[i]),
@@ -231,11 +253,11 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     else if (!std::isfinite(want) || !std::isfinite(got))
       text = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
     else {
-      double bound = k.at(want, e.mag.empty() ? 0 : e.mag[i], e.scale.empty() ? 0 : e.scale[i]);
+      double bound = k.at(e, i);
       text = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want),
                          fmtv(got), std::fabs(got - want), bound, all.ratio);
     }
-    if (hb.decl.count > 1) text += fmt::format(", {} of {} {} outside", all.count, hb.decl.count, e.name);
+    if (count > 1) text += fmt::format(", {} of {} {} outside", all.count, count, e.name);
     failing.push_back({all.ratio, all.why, std::move(text)});
   }
   if (!failing.empty()) {

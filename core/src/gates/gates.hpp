@@ -105,6 +105,8 @@ Outcome gate_launches(GateCtx& ctx);
 // The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale = 0);
+// The same for output i of Expected e on buffer hb (a formula's err, a code output's format).
+double bound_at(const Spec& spec, const HostBuffer& hb, const Expected& e, size_t i, const Shape& s, bool with_gamma);
 
 // Compares a case's outputs with its Expected values: bound or interval per output. with_gamma
 // false (gate 4) drops the gamma(depth) term for outputs whose Expected says the sums are exact.

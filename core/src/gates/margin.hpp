@@ -46,7 +46,7 @@ inline Margin margin_at(const Near& n, const Expected& e, const HostBuffer& hb, 
   m.output = e.name;
   m.index = n.i;
   m.want = e.want[n.i];
-  m.got = load_as_double(hb.bytes.data(), hb.decl.type, n.i);
+  m.got = output_value(hb, e.codes, n.i);
   m.interval = !e.lo.empty();
   if (m.interval)
     m.lo = e.lo[n.i], m.hi = e.hi[n.i];

@@ -20,6 +20,72 @@ static std::string plant_text(const Rig& rig, const Fill& f) {
   return f.pos >= 0 ? fmt::format("'{}' at column {}", p, f.pos) : fmt::format("'{}'", p);
 }
 
+// What gate 1 finds on a case that ran: nothing, or why and what. The rig's stated rule (Rig::rule)
+// replaces every class check; otherwise each output is held to float64's class, or to its own stated
+// rule (Expected::rule: equal to want, or any non-finite value where want is infinite). Each failing
+// output buffer is named by its first failing output, a rule's before a class's.
+struct Finding {
+  Why why = Why::none;
+  std::string text;  // "" where the case passed
+  size_t bad = 0, total = 0;  // class mismatches, of outputs
+};
+
+static Finding find(GateCtx& ctx, const Case& c) {
+  const Rig& rig = ctx.entry.rig;
+  Finding out;
+  if (rig.rule) {
+    out.text = timed(ctx.phases.check, [&] { return rig.rule(c); });
+    if (!out.text.empty()) out.why = Why::rule_broken;
+    return out;
+  }
+  const std::vector<Expected> want = timed(ctx.phases.reference, [&] { return rig.reference(c); });
+  Timed t(ctx.phases.check);
+  std::vector<std::string> ruled, classes;
+  for (const auto& e : want) {
+    const HostBuffer& hb = c.buffer(e.name);
+    const size_t count = output_count(hb, e.codes);
+    if (e.want.size() != count)
+      throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", ctx.entry.spec.name, e.name,
+                              e.want.size(), count));
+    const bool rule = !e.rule.empty();
+    auto holds = [&](double w, double g) {
+      if (!rule) return fclass(w) == fclass(g);
+      if (e.rule_nonfinite) return std::isinf(w) ? !std::isfinite(g) : fclass(w) == fclass(g);
+      return std::isnan(w) ? std::isnan(g) : w == g;
+    };
+    // Every output on every core; the first mismatch (lowest index) is the one named.
+    std::mutex mu;
+    size_t at = count, here = 0;
+    parallel_for(int64_t(count), [&](int64_t lo, int64_t hi) {
+      size_t n = 0, f = count;
+      for (int64_t i = lo; i < hi; ++i)
+        if (!holds(e.want[i], output_value(hb, e.codes, size_t(i))) && !n++) f = size_t(i);
+      std::lock_guard<std::mutex> l(mu);
+      here += n;
+      at = std::min(at, f);
+    }, 4096);
+    if (!rule) out.bad += here, out.total += count;
+    if (at == count) continue;
+    const double got = output_value(hb, e.codes, at);
+    if (rule)
+      ruled.push_back(fmt::format("{}[{}] want {:.9g} got {:.9g}, {} of {} {} break its rule ({})", e.name, at, e.want[at],
+                                  got, here, count, e.name, e.rule));
+    else
+      classes.push_back(fmt::format("{}[{}] want {} got {} ({:.9g}){}", e.name, at, fclass_name(fclass(e.want[at])),
+                                    fclass_name(fclass(got)), got,
+                                    want.size() > 1 ? fmt::format(", {} of {} {} differ", here, count, e.name) : ""));
+  }
+  if (!ruled.empty()) {
+    out.why = Why::rule_broken;
+    out.text = fmt::format("{}", fmt::join(ruled, "; "));
+    if (!classes.empty()) out.text += fmt::format("; {}", fmt::join(classes, "; "));
+  } else if (!classes.empty()) {
+    out.why = Why::class_mismatch;
+    out.text = fmt::format("{}; {} of {} outputs differ in class", fmt::join(classes, "; "), out.bad, out.total);
+  }
+  return out;
+}
+
 // Whether a broken stated rule is the plant's doing: the same inputs (same seed) without the plant
 // (Fill::plant -1) run again; where the rule breaks there too, the line names no plant. A rig that
 // cannot build its fill without a plant (it throws) keeps the plant's name, said as where it broke.
@@ -40,62 +106,23 @@ static std::string rule_cause(GateCtx& ctx, const Shape& s, const Fill& f, const
   }
   Ran r = run_case(ctx, Gate::nonfinite, s, none, nullptr, &*c);
   if (r.problem) return at;
-  const std::string m = timed(ctx.phases.check, [&] { return rig.rule(r.c); });
-  return m.empty() ? at : " (with no plant too: the fill breaks it, not a plant)";
+  return find(ctx, r.c).why == Why::rule_broken ? " (with no plant too: the fill breaks it, not a plant)" : at;
 }
 
 Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
   Ran r = run_case(ctx, Gate::nonfinite, s, f);
   if (r.problem) return *r.problem;
   ctx.first_runs.try_emplace({ctx.seed, s.str()}, f, output_hash(r.c));  // gate 2 compares it with a re-run
-  const Rig& rig = ctx.entry.rig;
   Outcome o;
   o.shape = s.str();
-  auto fail = [&](Why why, std::string detail) {
-    o.failed = true;
-    o.why = why;
-    o.detail = std::move(detail);
-    o.fail_shape = s;
-    o.fail_fill = f;
-    return o;
-  };
-  if (rig.rule) {
-    std::string m = timed(ctx.phases.check, [&] { return rig.rule(r.c); });
-    if (m.empty()) return o;
-    return fail(Why::rule_broken, m + rule_cause(ctx, s, f, r.c));
-  }
-  size_t bad = 0, total = 0;
-  std::vector<std::string> firsts;  // each failing buffer's first mismatch
-  const std::vector<Expected> want = timed(ctx.phases.reference, [&] { return rig.reference(r.c); });
-  Timed t(ctx.phases.check);
-  for (const auto& e : want) {
-    const HostBuffer& hb = r.c.buffer(e.name);
-    if (e.want.size() != hb.decl.count)
-      throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", ctx.entry.spec.name, e.name,
-                              e.want.size(), hb.decl.count));
-    // Every output on every core; the first mismatch (lowest index) is the one named.
-    std::mutex mu;
-    size_t at = hb.decl.count, here = 0;
-    parallel_for(int64_t(hb.decl.count), [&](int64_t lo, int64_t hi) {
-      size_t n = 0, f = hb.decl.count;
-      for (int64_t i = lo; i < hi; ++i)
-        if (fclass(e.want[i]) != fclass(load_as_double(hb.bytes.data(), hb.decl.type, size_t(i))) && !n++) f = size_t(i);
-      std::lock_guard<std::mutex> l(mu);
-      here += n;
-      at = std::min(at, f);
-    }, 4096);
-    bad += here;
-    total += hb.decl.count;
-    if (at < hb.decl.count) {
-      double got = load_as_double(hb.bytes.data(), hb.decl.type, at);
-      firsts.push_back(fmt::format("{}[{}] want {} got {} ({:.9g}){}", e.name, at, fclass_name(fclass(e.want[at])),
-                                   fclass_name(fclass(got)), got,
-                                   want.size() > 1 ? fmt::format(", {} of {} {} differ", here, hb.decl.count, e.name) : ""));
-    }
-  }
-  if (bad)
-    return fail(Why::class_mismatch, fmt::format("{}; {} of {} outputs differ in class (plant {})", fmt::join(firsts, "; "),
-                                                 bad, total, plant_text(rig, f)));
+  const Finding k = find(ctx, r.c);
+  if (k.why == Why::none) return o;
+  o.failed = true;
+  o.why = k.why;
+  o.detail = k.text + (k.why == Why::rule_broken ? rule_cause(ctx, s, f, r.c)
+                                                 : fmt::format(" (plant {})", plant_text(ctx.entry.rig, f)));
+  o.fail_shape = s;
+  o.fail_fill = f;
   return o;
 }
 
@@ -150,7 +177,10 @@ Outcome gate_nonfinite(GateCtx& ctx) {
   Outcome o;
   o.detail = fmt::format("{} plants at {} shapes{}{}", rig.plants.size(), shapes.size(),
                          skipped ? fmt::format(" ({} cases left to each form's two smallest shapes)", skipped) : "",
-                         rig.rule ? fmt::format(", stated rule: {}", ctx.entry.spec.rule) : ", classes equal float64's");
+                         rig.rule ? fmt::format(", stated rule: {}", ctx.entry.spec.rule)
+                         : ctx.entry.spec.rule.empty()
+                             ? ", classes equal float64's"
+                             : fmt::format(", classes equal float64's but where a rule is stated ({})", ctx.entry.spec.rule));
   return o;
 }
 

@@ -29,15 +29,14 @@ static std::string explain_miss(GateCtx& ctx, const Case& c, const std::vector<E
   std::vector<Miss> miss;
   for (size_t e = 0; e < exp.size(); ++e) {
     const HostBuffer& hb = c.buffer(exp[e].name);
-    for (size_t i = 0; i < exp[e].want.size() && i < hb.decl.count; ++i) {
-      const double w = exp[e].want[i], got = load_as_double(hb.bytes.data(), hb.decl.type, i);
+    for (size_t i = 0; i < exp[e].want.size() && i < output_count(hb, exp[e].codes); ++i) {
+      const double w = exp[e].want[i], got = output_value(hb, exp[e].codes, i);
       if (!exp[e].lo.empty()) {
         if (std::isnan(w) ? std::isnan(got) : (got >= exp[e].lo[i] && got <= exp[e].hi[i])) continue;
         miss.push_back({e, i, got, std::max(exp[e].hi[i] - exp[e].lo[i], 0.0)});
         continue;
       }
-      const double b = error_bound(spec, hb.decl.type, w, exp[e].mag.empty() ? 0 : exp[e].mag[i], c.shape(),
-                                   !exp[e].exact_sums, exp[e].scale.empty() ? 0 : exp[e].scale[i]);
+      const double b = bound_at(spec, hb, exp[e], i, c.shape(), false);
       const bool ok = std::isfinite(w) && std::isfinite(got) ? std::fabs(got - w) <= b
                                                              : fclass(w) == fclass(got) && (std::isnan(w) || w == got);
       if (!ok) miss.push_back({e, i, got, b});
@@ -79,7 +78,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
       double miss = 0;
       std::mutex mu;
       for (size_t e = 0; e < exp.size(); ++e) {
-        DType t = c.buffer(exp[e].name).decl.type;
+        const HostBuffer& hb = c.buffer(exp[e].name);
         const int64_t n = int64_t(std::min(exp[e].want.size(), rep[e].size()));
         // Every output on every core (8192 x 16384 outputs, six replays): the largest miss.
         parallel_for(n, [&](int64_t lo, int64_t hi) {
@@ -87,8 +86,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
           for (int64_t i = lo; i < hi; ++i) {
             double w = exp[e].want[i], r = rep[e][i];
             if (!std::isfinite(w)) continue;
-            double b = error_bound(spec, t, w, exp[e].mag.empty() ? 0 : exp[e].mag[i], s, !exp[e].exact_sums,
-                                   exp[e].scale.empty() ? 0 : exp[e].scale[i]);
+            double b = bound_at(spec, hb, exp[e], size_t(i), s, false);
             double ratio = !std::isfinite(r) ? INFINITY : std::fabs(r - w) / b;
             mine = std::max(mine, ratio);
           }

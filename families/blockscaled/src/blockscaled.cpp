@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "blockscaled_detail.hpp"
-#include "dense_detail.hpp"
+#include "dense/src/dense_detail.hpp"
 #include "kc/numeric.hpp"
 
 namespace kc::blockscaled {

@@ -6,10 +6,10 @@
 #include <limits>
 #include <string>
 
-#include "dense_detail.hpp"
+#include "dense/src/dense_detail.hpp"
 #include "kc/families/fills.hpp"
 #include "kc/families/plants.hpp"
-#include "ref_gemm.hpp"
+#include "dense/src/ref_gemm.hpp"
 #include "kc/numeric.hpp"
 
 namespace kc::affine {

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "blockscaled_detail.hpp"
-#include "dense_detail.hpp"
+#include "dense/src/dense_detail.hpp"
 #include "kc/parallel.hpp"
 
 namespace kc::blockscaled {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "blockscaled_detail.hpp"
-#include "dense_detail.hpp"
+#include "dense/src/dense_detail.hpp"
 #include "kc/families/blocks.hpp"
 
 namespace kc::blockscaled {

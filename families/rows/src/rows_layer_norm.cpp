@@ -47,27 +47,65 @@ std::vector<double> zero_mean_row(Rng& r, int64_t cols, DType t, double need) {
   }
   return v;
 }
+// Welford's update in one fp32 chain (rows.hpp), on a finite row: the kernel's mean lies within dm
+// of the row's mean, its m2 within fm of sum (x - mean)^2. With d_j = x_j - M_{j-1}, e_j = x_j - M_j
+// (M_j the exact running mean, S_j = S_{j-1} + d_j e_j the exact m2) and each fp32 operation's
+// rounding (1 + eps), |eps| <= u: the kernel's running mean errs by D_j <= (D_{j-1} (1 - 1/j) +
+// (|d_j| + D_{j-1}) (2u + u^2) / j)(1 + u) + u |M_j| (its d and d / j roundings, on the error it
+// carries, then the sum's), and each m2 term d^ e^ (1 + eps) by P_j <= |d_j e_j| t3 + (|d_j| D_j +
+// |e_j| D_{j-1} + D_{j-1} D_j)(1 + t3), t3 = (1 + u)^3 - 1; the running m2 by F_j <= (F_{j-1} + P_j)
+// (1 + u) + u S_j, from j = 2 (the first step is exact). Its first-order term in D is the one a
+// two-pass variance does not have.
+struct Welford {
+  double mean, m2, dm, fm;
+};
+Welford welford_bound(const double* x, int64_t n) {
+  const double t2 = 2 * u32 + u32 * u32, t3 = 3 * u32 + 3 * u32 * u32 + u32 * u32 * u32;
+  // The first step is exact: x_1 - 0, x_1 / 1, 0 + x_1, x_1 - x_1 and 0 + x_1 * 0 (x is an fp32 value).
+  double m = n ? x[0] : 0, s = 0, dm = 0, fm = 0, amax = n ? std::fabs(x[0]) : 0;
+  for (int64_t j = 2; j <= n; ++j) {
+    const double xj = x[j - 1], dj = xj - m, mj = m + dj / double(j), ej = xj - mj;
+    const double dmj = (dm * (1 - 1.0 / double(j)) + (std::fabs(dj) + dm) * t2 / double(j)) * (1 + u32) + u32 * std::fabs(mj);
+    const double p = std::fabs(dj * ej) * t3 + (std::fabs(dj) * dmj + std::fabs(ej) * dm + dm * dmj) * (1 + t3);
+    s += dj * ej;
+    fm = (fm + p) * (1 + u32) + u32 * s;
+    m = mj, dm = dmj, amax = std::max(amax, std::fabs(xj));
+  }
+  // The doubles above err by at most n 2^-52 of what they hold: kept outside the bounds.
+  const double nd = double(n);
+  return {m, s, dm + nd * 0x1p-50 * amax, fm + nd * 0x1p-48 * (s + nd * amax * amax * 0x1p-50)};
+}
 }  // namespace
+
+Entry layer_norm(DType in, DType out, double eps) { return layer_norm(in, out, eps, LayerNormForm{}); }
 
 // Whole rows: a masked row of x (mean -Inf, x - mean NaN: y and rstd NaN; +Inf is its mirror, a NaN
 // row one NaN). w and b are per-column, each output reads one value of each: no whole rows. Fills
 // (x): tiny rows (where eps sits matters), a large offset (cancellation: the case a one-pass
 // variance fails), magnitudes over the type's range.
-Entry layer_norm(DType in, DType out, double eps) {
+Entry layer_norm(DType in, DType out, double eps, const LayerNormForm& form) {
   static const std::vector<Plant> ops =
       plants::standard({{"x", plants::kMaskRow}, {"w", plants::kNoRows}, {"b", plants::kNoRows}});
   Entry e;
   plants::set(e.rig, ops);
   e.rig.fills = {fills::kTiny, fills::kOffset, fills::kRange};
-  e.rig.prepare = [in, out](Case& c) {
+  const bool welford = form.variance == LayerNormForm::Variance::welford, stats = form.stats;
+  const DType wt = form.weights.value_or(in);
+  if (welford && stats) {
+    e.spec.rule = "mean: where float64's mean is infinite, NaN holds too (Welford's update meets inf - inf)";
+    e.rig.rules_per_output = true;
+  }
+  e.rig.prepare = [in, out, wt, stats](Case& c) {
     Dims d = dims_of(c);
     const size_t n = size_t(d.rows * d.cols);
     Buf x(c, "x", in, n, Role::in);
-    Buf w(c, "w", in, size_t(d.cols), Role::in);
-    Buf b(c, "b", in, size_t(d.cols), Role::in);
+    Buf w(c, "w", wt, size_t(d.cols), Role::in);
+    Buf b(c, "b", wt, size_t(d.cols), Role::in);
     Buf(c, "y", out, n, Role::out);
-    Buf(c, "mean", DType::f32, size_t(d.rows), Role::out);
-    Buf(c, "rstd", DType::f32, size_t(d.rows), Role::out);
+    if (stats) {
+      Buf(c, "mean", DType::f32, size_t(d.rows), Role::out);
+      Buf(c, "rstd", DType::f32, size_t(d.rows), Role::out);
+    }
     Rng rx = rng_for(c, "x"), rw = rng_for(c, "w"), rb = rng_for(c, "b");
     fill_spread(w, rw, -2, 1);
     fill_spread(b, rb, -2, 1);
@@ -92,7 +130,7 @@ Entry layer_norm(DType in, DType out, double eps) {
   // declares (its variance errs to first order in its running mean's error, so on the offset fill a
   // Welford chain needs more than its length: tests/rows/rows_layer_norm_test.cpp). Double's own
   // rounding is kept outside the intervals (gd).
-  e.rig.reference = [eps, out](const Case& c) {
+  e.rig.reference = [eps, out, welford, stats](const Case& c) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     auto w = read(c, "w");
@@ -134,12 +172,17 @@ Entry layer_norm(DType in, DType out, double eps) {
         if (classes) continue;
         // The kernel's mean, and how far it may sit from the true mean (mu within emu of it).
         const double emu = gd * a / cols;
-        const Interval mk = (Interval::point(s).widen(0, (g + gd) * a) / Interval::point(cols)).rounded(DType::f32);
+        Interval mk = (Interval::point(s).widen(0, (g + gd) * a) / Interval::point(cols)).rounded(DType::f32);
         const double dmu = (std::max(mu - mk.lo, mk.hi - mu) + emu) * (1 + 0x1p-50);
         // The kernel's variance: [var, var + dmu^2], each x - mean rounded once (1 +- u), the sum.
         const double vlo = std::max(0.0, var * (1 - gd) - emu * emu), vhi = var * (1 + gd) + dmu * dmu;
-        const Interval vk = Interval::of(vlo * (1 - u32) * (1 - u32) * (1 - g), vhi * (1 + u32) * (1 + u32) * (1 + g))
-                                .widen(0x1p-50, 0x1p-148);
+        Interval vk = Interval::of(vlo * (1 - u32) * (1 - u32) * (1 - g), vhi * (1 + u32) * (1 + u32) * (1 + g))
+                          .widen(0x1p-50, 0x1p-148);
+        if (welford) {  // its own bound (welford_bound), one chain: the spec's depth does not enter
+          const Welford wb = welford_bound(xr, d.cols);
+          mk = Interval::of(wb.mean - wb.dm, wb.mean + wb.dm).widen(0x1p-52).rounded(DType::f32);
+          vk = (Interval::of(std::max(0.0, wb.m2 - wb.fm), wb.m2 + wb.fm) / Interval::point(cols)).widen(u32, 0x1p-149);
+        }
         const Interval r = Interval::point(1) / iv_sqrt(vk + epsr);  // positive
         const Interval rk = r.widen(after);
         auto set = [](Expected& ex, size_t i, const Interval& v) {
@@ -165,10 +208,12 @@ Entry layer_norm(DType in, DType out, double eps) {
         }
       }
     }, std::max<int64_t>(1, 4096 / d.cols));
+    if (welford) mean.rule = "where float64's mean is infinite, NaN holds too", mean.rule_nonfinite = true;
+    if (!stats) return results(y);
     return results(y, mean, rstd);
   };
   // Both sums replayed in format f, order o: sum x, then sum (x - mean)^2 around the replay's mean.
-  e.rig.simulate = [eps](const Case& c, SumFormat f, SumOrder o) {
+  e.rig.simulate = [eps, stats](const Case& c, SumFormat f, SumOrder o) {
     Dims d = dims_of(c);
     auto x = read(c, "x");
     auto w = read(c, "w");
@@ -185,6 +230,7 @@ Entry layer_norm(DType in, DType out, double eps) {
         mean[size_t(row)] = mu, rstd[size_t(row)] = rs;
       }
     }, std::max<int64_t>(1, 4096 / d.cols));
+    if (!stats) return std::vector<std::vector<double>>{y};
     return std::vector<std::vector<double>>{y, mean, rstd};
   };
   return e;
