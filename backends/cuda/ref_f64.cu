@@ -1,5 +1,5 @@
 // The dense and affine float64 references on a CUDA device (ref_f64.hpp). Each output is one
-// thread's chain, in the CPU's order and ops (core/src/families/ref_gemm_body.hpp): sums from +0
+// thread's chain, in the CPU's order and ops (families/dense/src/ref_gemm_body.hpp): sums from +0
 // over k ascending, exact products fused (__fma_rn of a bf16 by a bf16 or a code is the product's
 // add), a group folded as y + ((s * sum xq) + (b * sum x)) with each op rounded alone (__dmul_rn,
 // __dadd_rn: nothing for nvcc to contract). So the doubles equal the CPU's bit for bit; core checks

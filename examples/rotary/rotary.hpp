@@ -40,7 +40,7 @@ inline kc::Entry contract() {
       .each({"tokens", "heads"}, rotate("q", "q_out"))
       .each({"tokens", "kv"}, rotate("k", "k_out"))
       .entry()
-      .served({{"tokens", {1, 7, 256}}, {"heads", {4, 32}}, {"kv", {1, 8}}, {"dim", {64, 128}}})
+      .served({{"tokens", {1, 7, 64}}, {"heads", {4, 16}}, {"kv", {1, 8}}, {"dim", {64, 128}}})
       .range("dim", 2, 2);  // any even head dim
 }
 
