@@ -44,4 +44,4 @@ def test_entries_after_the_failures_run_and_pass(crashing):
 
 def test_summary_counts_every_entry(crashing):
     assert crashing.rc == 1
-    assert crashing.summary() == "SUMMARY backend=cpu kernels=2/6 known=0 controls=0/0 limit_problems=0 errors=9"
+    assert crashing.summary() == "SUMMARY backend=cpu kernels=2/6 known=0 controls=0/0 limit_problems=0 failures=0 errors=9"

@@ -18,7 +18,7 @@ def example():
 
 def test_summary(example):
     assert example.rc == 0, example.out[-4000:]
-    assert example.summary() == "SUMMARY backend=cpu kernels=2/2 known=0 controls=2/2 limit_problems=0 errors=0"
+    assert example.summary() == "SUMMARY backend=cpu kernels=2/2 known=0 controls=2/2 limit_problems=0 failures=0 errors=0"
 
 
 def test_kernels_pass_every_gate(example):
@@ -50,7 +50,7 @@ def test_green_control_fails_the_run(kc_run):
     assert r.rc == 1
     ln = r.line("py/green/max_is_right", "gate1 ")
     assert ln.startswith("GREEN") and "stayed green" in ln
-    assert r.summary() == "SUMMARY backend=cpu kernels=0/0 known=0 controls=0/1 limit_problems=0 errors=1"
+    assert r.summary() == "SUMMARY backend=cpu kernels=0/0 known=0 controls=0/1 limit_problems=0 failures=1 errors=0"
 
 
 def test_filter_matching_nothing_is_an_error(kc_run):
