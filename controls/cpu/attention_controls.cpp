@@ -117,3 +117,21 @@ KC_CONTROL("attention/ctl/append_stale_page", cpu) {
       .control(kc::Gate::shapes, kc::Why::interval)
       .launch([](const kc::Buffers& b) { kc::attention_cpu::append(b, 16, /*stale_page=*/true); });
 }
+
+// Gate 1: a prefill row whose sliding window starts at a key tile's start (key 64) also visits the
+// key before it, weighted 0: 0 * Inf is NaN where float64 never reads it. Only the plant at a tile's
+// edge (key tile - 1 just before a row's window) reaches that row.
+KC_CONTROL("attention/ctl/window_tile_edge", cpu) {
+  Faults f;
+  f.window_tile_edge = true;
+  return kc::attention::prompt(Cache::linear, kc::DType::f32)
+      .served({{"seqs", {3}}, {"rows", {80}}, {"kv_heads", {1}}, {"group", {1}}, {"d", {64}}, {"window", {80}},
+               {"keys", {80, 192}}})
+      .tile("keys", kTile, 1, 1)
+      .range("d", 64, 64)
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return key_depth(std::min(s["keys"], s["window"])); }, 1)
+      .ulp("expf", 1)
+      .ulp("logf", 1)
+      .control(kc::Gate::nonfinite, kc::Why::class_mismatch)
+      .launch([f](const kc::Buffers& b) { decode<float>(b, Cache::linear, 0, false, false, false, f); });
+}

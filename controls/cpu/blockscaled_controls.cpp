@@ -30,6 +30,11 @@ KC_CONTROL("blockscaled/ctl_neighbour_scale/nvfp4", cpu) {
 KC_CONTROL("blockscaled/ctl_e8m0_off_by_one/mxfp4", cpu) {
   return control({W::mxfp4, A::bf16}, Fault::e8m0_off_by_one, Gate::shapes, Why::bound);
 }
+// E8M0 code 0 decoded by its bits as an fp32 exponent: 0, not 2^-127. Only a fill that draws code 0
+// (every e8m0 code) shows it.
+KC_CONTROL("blockscaled/ctl_e8m0_code0_zero/mxfp4", cpu) {
+  return control({W::mxfp4, A::bf16}, Fault::e8m0_code0_zero, Gate::shapes, Why::bound);
+}
 // An FP4 byte's two elements read from each other's nibble.
 KC_CONTROL("blockscaled/ctl_swapped_nibbles/mxfp4", cpu) {
   return control({W::mxfp4, A::bf16}, Fault::swapped_nibbles, Gate::shapes, Why::bound);

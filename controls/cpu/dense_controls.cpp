@@ -38,3 +38,11 @@ KC_CONTROL("dense/ctl_bf16_sum/f32", cpu) {
       .control(kc::Gate::sums, kc::Why::bound)
       .launch([](const kc::Buffers& b) { kc::dense_cpu::gemv<float>(b, Fault::bf16_sums); });
 }
+
+// Skips the terms whose activation is 0, as a sparse-activation shortcut does: 0 * Inf (NaN in
+// float64) becomes a finite sum where a 0 in x faces +Inf in w.
+KC_CONTROL("dense/ctl_skip_zero_acts/f32", cpu) {
+  return cpu_projection()
+      .control(kc::Gate::nonfinite, kc::Why::class_mismatch)
+      .launch([](const kc::Buffers& b) { kc::dense_cpu::gemv<float>(b, Fault::skip_zero_acts); });
+}

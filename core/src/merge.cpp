@@ -34,7 +34,7 @@ GateEvent gate_event(const json& j, const std::string& where) {
   e.backend = j.at("backend").get<std::string>();
   e.entry = j.at("entry").get<std::string>();
   const int g = j.at("gate").get<int>();
-  if (g < 1 || g > 5) throw Error(fmt::format("{}: gate {} is not 1 to 5", where, g));
+  if (g < 1 || g > 6) throw Error(fmt::format("{}: gate {} is not 1 to 6", where, g));
   e.gate = Gate(g);
   e.status = status_named(j.at("status").get<std::string>(), where);
   e.why = j.at("why").get<std::string>();

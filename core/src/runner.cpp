@@ -133,8 +133,11 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
   const std::pair<Gate, Outcome (*)(detail::GateCtx&)> gates[] = {{Gate::nonfinite, detail::gate_nonfinite},
                                                                    {Gate::repeat, detail::gate_repeat},
                                                                    {Gate::shapes, detail::gate_shapes},
-                                                                   {Gate::sums, detail::gate_sums}};
+                                                                   {Gate::sums, detail::gate_sums},
+                                                                   {Gate::invariance, detail::gate_invariance}};
   for (const auto& [g, fn] : gates) {
+    // The invariance line only where a spec states invariance (or a control was built to fail it).
+    if (g == Gate::invariance && e.spec.invariant.empty() && e.spec.control_gate != Gate::invariance) continue;
     const auto t0 = detail::Clock::now();
     ctx.phases = {};
     Outcome o;

@@ -23,6 +23,7 @@ const char* why_name(Why w) {
     case Why::limit: return "limit";
     case Why::launch: return "launch";
     case Why::stream: return "stream";
+    case Why::batch_variant: return "batch_variant";
   }
   return "?";
 }
@@ -245,6 +246,11 @@ void Spec::validate() const {
     if (std::find(forms.begin(), forms.begin() + i, forms[i]) != forms.begin() + i)
       fail("picks", fmt::format("form '{}' named twice", forms[i]));
   }
+  for (size_t i = 0; i < invariant.size(); ++i) {
+    if (!dim(invariant[i])) fail("invariant", fmt::format("'{}' is not one of its dims", invariant[i]));
+    if (std::find(invariant.begin(), invariant.begin() + i, invariant[i]) != invariant.begin() + i)
+      fail("invariant", fmt::format("'{}' named twice", invariant[i]));
+  }
   for (const auto& k : known)
     if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
   if (control) {
@@ -330,6 +336,11 @@ Entry&& Entry::in_place(const std::string& out, const std::string& in) && {
 
 Entry&& Entry::chained(std::vector<std::string> inputs) && {
   spec.chained = std::move(inputs);
+  return std::move(*this);
+}
+
+Entry&& Entry::invariant(const std::string& dim) && {
+  spec.invariant.push_back(dim);
   return std::move(*this);
 }
 

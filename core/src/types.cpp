@@ -49,6 +49,7 @@ const char* gate_name(Gate g) {
     case Gate::shapes: return "shapes";
     case Gate::sums: return "sums";
     case Gate::limits: return "limits";
+    case Gate::invariance: return "invariance";
   }
   return "?";
 }

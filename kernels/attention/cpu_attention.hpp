@@ -30,6 +30,7 @@ struct Faults {
   bool masked_tiles = false;  // P.V over whole tiles of slots, p = 0 at keys the row may not see
   int past_edge = 0;          // keys seen past the row's causal edge
   int past_window = 0;        // keys seen before the row's window
+  bool window_tile_edge = false;  // a window starting at a tile's start also visits the key before it, p = 0
   bool stale_page = false;    // a sequence's last page read through the table entry before it
   bool swap_tables = false;   // sequences 0 and 1 read each other's page table
   bool p_tf32 = false;        // P.V reads P as a tf32 mma does (tf32_cut): a fault unless PRound::tf32 is stated
@@ -57,9 +58,10 @@ void online(Row& st, const float* q, int64_t d, float sc, int64_t lo, int64_t en
             const Faults& f = {}) {
   float s[kTile];
   const auto ex = [base2](float x) { return base2 ? std::exp2(x) : std::exp(x); };
-  for (int64_t t0 = lo / kTile * kTile; t0 < end; t0 += kTile) {
+  const int64_t from = f.window_tile_edge && lo > 0 && lo % kTile == 0 ? lo - 1 : lo;  // the fault's first key
+  for (int64_t t0 = from / kTile * kTile; t0 < end; t0 += kTile) {
     // The tile's keys: [a, b), or every slot of the tile where masked_tiles.
-    const int64_t a = f.masked_tiles ? t0 : std::max(lo, t0), b = f.masked_tiles ? t0 + kTile : std::min(end, t0 + kTile);
+    const int64_t a = f.masked_tiles ? t0 : std::max(from, t0), b = f.masked_tiles ? t0 + kTile : std::min(end, t0 + kTile);
     float tmax = -INFINITY;
     bool nan = false;
     for (int64_t j = a; j < b; ++j) {

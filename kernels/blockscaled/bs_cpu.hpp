@@ -29,6 +29,7 @@ enum class Fault {
   e8m0_off_by_one,     // an e8m0 scale read as 2^(c - 126)
   swapped_nibbles,     // an FP4 byte's element 2i read from its high nibble, 2i + 1 from its low
   nan_code_as_number,  // e4m3 weights' 0x7F / 0xFF read as +-480
+  e8m0_code0_zero,     // e8m0 code 0 read as 0 (its bits as an fp32 exponent), not 2^-127
 };
 
 inline constexpr int64_t kTileM = 4, kTileN = 8;
@@ -104,6 +105,7 @@ struct View {
     const int64_t cw = fault == Fault::neighbour_scale ? (c + 1) % nc : c;
     float s = 1;
     if (f.w == Weights::fp8_block128) s = sf[(n / 128) * s_cols + cw];
+    else if (f.w == Weights::mxfp4 && fault == Fault::e8m0_code0_zero) s = bs::bits_f32(uint32_t(su[n * s_cols + cw]) << 23);
     else if (f.w == Weights::mxfp4) s = bs::e8m0_f32(su[n * s_cols + cw]) * (fault == Fault::e8m0_off_by_one ? 2.0f : 1.0f);
     else if (f.w == Weights::nvfp4) s = bs::ue4m3_f32(su[n * s_cols + cw]);
     if (f.a == Acts::fp8_group128) s *= sx[m * sx_cols + c];

@@ -15,6 +15,7 @@ inline std::vector<int64_t> served_k(Weights w) {
 inline Entry gemv_entry(Form f, DType out) {
   return blockscaled::projection(f.w, f.a, out)
       .served({{"m", {1, 5, 32}}, {"n", {16, 130}}, {"k", served_k(f.w)}})
+      .invariant("m")  // one output at a time, in one order, whatever m
       .range("k", blockscaled::k_step(f.w), blockscaled::k_step(f.w))
       .sums(DType::f32, [f](const Shape& s) { return gemv_depth(f, s); }, post_ops(f));
 }
@@ -22,6 +23,7 @@ inline Entry gemv_entry(Form f, DType out) {
 inline Entry gemm_entry(Form f, DType out) {
   return blockscaled::projection(f.w, f.a, out)
       .served({{"m", {4, 37}}, {"n", {16, 130}}, {"k", served_k(f.w)}})
+      .invariant("m")  // a tile's outputs each in their own lanes: a row's sums whatever its tile
       .tile("m", kTileM, 1, 1)
       .tile("n", kTileN, 1, 1)
       .range("k", blockscaled::k_step(f.w), blockscaled::k_step(f.w))

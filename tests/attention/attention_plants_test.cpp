@@ -177,3 +177,44 @@ TEST(AttentionPlants, GateFoursFillMakesEveryScoreEqual) {
       }
     }
 }
+
+// prompt()'s plants at the key tile's edges (tile 64): +Inf in v at key 64 m - 1, 64 m or 64 m + 1
+// just past a row's causal edge or just before a row's window; reaching only the rows that see it
+// (every other output as without it). The fully masked first row tile: lse -Inf in its 32 rows.
+TEST(AttentionPlants, PromptPlantsAtTheKeyTilesEdges) {
+  const kc::Entry e = kc::attention::prompt(Cache::linear, kc::DType::f32)
+                          .served({{"seqs", {3}}, {"rows", {80}}, {"kv_heads", {1}}, {"group", {1}}, {"d", {64}},
+                                   {"window", {80}}, {"keys", {80, 192}}})
+                          .tile("keys", 64, 1, 1)
+                          .tile("rows", 32, 1, 1)
+                          .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["keys"] + 4); }, 1);
+  const kc::Shape s{{"seqs", 3}, {"rows", 80}, {"kv_heads", 1}, {"group", 1}, {"d", 64}, {"window", 80}, {"keys", 192}};
+  const kc::Case base = prepared(e, s, kc::Fill{});
+  const auto want = e.rig.reference(base);
+  const int64_t slots = 192 + 8, d = 64;
+  for (const char* where : {" just past a row's causal edge at key ", " just before a row's window at key "})
+    for (auto [off, text] : {std::pair{63, "tile - 1"}, std::pair{0, "tile"}, std::pair{1, "tile + 1"}}) {
+      const std::string name = std::string("+Inf in v") + where + text + " (a multiple of the key tile; else where the plain plant goes)";
+      const kc::Case c = prepared(e, s, plant(index_of(e, name)));
+      const kc::HostBuffer& v = c.buffer("v");
+      int64_t key = -1;
+      for (size_t i = 0; i < v.decl.count; ++i)
+        if (std::isinf(kc::load_as_double(v.bytes.data(), v.decl.type, i))) key = int64_t(i / size_t(d)) % slots;
+      ASSERT_GE(key, 0) << name;
+      EXPECT_EQ(key % 64, off) << name;
+      // Sequence 0's row r sits at 112 + r and sees [max(0, 32 + r), 113 + r): rows not seeing the
+      // key keep float64's values.
+      const auto got = e.rig.reference(c);
+      int reached = 0;
+      for (int64_t r = 0; r < 80; ++r) {
+        const bool sees = key <= 112 + r && key >= 33 + r;
+        reached += sees;
+        for (int64_t t = 0; t < d; ++t)
+          if (!sees) ASSERT_TRUE(same(got[0].want[size_t(r * d + t)], want[0].want[size_t(r * d + t)])) << name << " row " << r;
+      }
+      EXPECT_GT(reached, 0) << name;
+    }
+  const kc::Case c = prepared(e, s, plant(index_of(e, "every visible score -Inf in sequence 0's first row tile (q head 0)")));
+  const auto got = e.rig.reference(c);
+  for (int64_t r = 0; r < 80; ++r) EXPECT_EQ(got[1].want[size_t(r)] == -INFINITY, r < 32) << r;
+}

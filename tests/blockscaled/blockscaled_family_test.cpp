@@ -171,6 +171,34 @@ TEST(BlockscaledNonfinite, EveryPlantReachesAnOutput) {
     }
 }
 
+// The random fill draws every scale code but NaN: e8m0's 0 (2^-127) and 254 (2^127) among them, each
+// row's codes within 8 of each other; every output finite and below fp32's largest, as are its
+// terms' magnitudes (a correct fp32 kernel cannot overflow); ue4m3's 0 and subnormals too.
+TEST(BlockscaledRandom, EveryScaleCodeDrawnAndOutputsFitFp32) {
+  for (Weights w : {Weights::mxfp4, Weights::nvfp4}) {
+    Entry e = blockscaled::projection(w, Acts::bf16, DType::f32);
+    Case c = prepared(e, 3, 130, 1024);
+    auto s = c.get<uint8_t>("s");
+    std::vector<int> seen(256, 0);
+    for (uint8_t v : s) ++seen[v];
+    const int top = w == Weights::mxfp4 ? 254 : 0x7E;
+    for (int code = 0; code <= top; ++code) EXPECT_GT(seen[size_t(code)], 0) << blockscaled::name(w) << " code " << code;
+    for (int code = top + 1; code < 256; ++code) EXPECT_EQ(seen[size_t(code)], 0) << blockscaled::name(w) << " code " << code;
+    const auto r = e.rig.reference(c);
+    for (size_t i = 0; i < r[0].want.size(); ++i) {
+      EXPECT_TRUE(std::isfinite(r[0].want[i])) << i;
+      EXPECT_LT(r[0].mag[i], 0x1p127) << i;
+    }
+    if (w != Weights::mxfp4) continue;
+    // Row 0 takes code 0 in its first block, row 1 code 254: at every n their outputs show them.
+    EXPECT_EQ(s[0], 0);
+    EXPECT_EQ(s[1024 / 32], 254);
+    EXPECT_GT(std::fabs(r[0].want[1]), 0x1p100);
+    EXPECT_LT(std::fabs(r[0].want[0]), 0x1p-100);
+    EXPECT_GT(r[0].mag[0], 0);
+  }
+}
+
 TEST(BlockscaledFamily, RefusesFp8ActivationsWithFp4) {
   EXPECT_THROW(blockscaled::projection(Weights::mxfp4, Acts::fp8_tensor, DType::f32), Error);
   Entry e = blockscaled::projection(Weights::mxfp4, Acts::bf16, DType::f32);

@@ -68,11 +68,11 @@ Record gate1(const std::string& name) {
 TEST(PlantSchedule, EveryPlantAtTheTwoSmallestShapesEdgePlantsElsewhereBasicAtScale) {
   const std::set<int> all = {0, 1, 2, 3, 4, 5}, edges = {0, 1, 2, 3, 5}, basic = {0, 1, 2, 3};
   auto p = gate1("toyplants/schedule/one_form").plants;
-  // The extremes 1 x 16 and 1024 x 2048, and cols 8, 56, 72 (tile edges at one row).
-  ASSERT_EQ(p.size(), 5u);
+  // The extremes 1 x 16 and 1024 x 2048, and cols 8, 56, 64, 72 (tile edges at one row).
+  ASSERT_EQ(p.size(), 6u);
   EXPECT_EQ(p["rows:1/cols:8"], all);
   EXPECT_EQ(p["rows:1/cols:16"], all);
-  for (const char* s : {"rows:1/cols:56", "rows:1/cols:72"}) EXPECT_EQ(p[s], edges) << s;
+  for (const char* s : {"rows:1/cols:56", "rows:1/cols:64", "rows:1/cols:72"}) EXPECT_EQ(p[s], edges) << s;
   EXPECT_EQ(p["rows:1024/cols:2048"], basic);
 }
 

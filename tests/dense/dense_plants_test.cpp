@@ -54,6 +54,26 @@ TEST(DensePlants, PositionsBitsAndMaskedRows) {
     for (int64_t n = 0; n < N; ++n) EXPECT_EQ(fclass(yw[0].want[m * N + n]), n == N - 1 ? FClass::nan : FClass::finite);
 }
 
+// 0 * Inf: x's last row 0 where w's last row is +Inf (the middle column); float64 makes the output
+// they meet NaN, the rest of w's row +-Inf against x's finite values, the rest of x's row finite.
+TEST(DensePlants, ZeroActivationAgainstInfiniteWeight) {
+  Entry e = dense::projection(DType::f32);
+  const int64_t M = 3, N = 4, K = 40;
+  Case c = prepared(e, M, N, K, Fill{FillKind::nonfinite, plant_index(e, "+Inf in w against a 0 in x"), -1});
+  auto x = c.get<bf16>("x");
+  auto w = c.get<bf16>("w");
+  EXPECT_EQ(from_bf16(x[(M - 1) * K + K / 2]), 0.0f);
+  EXPECT_EQ(from_bf16(w[(N - 1) * K + K / 2]), INFINITY);
+  auto y = e.rig.reference(c);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      const FClass cl = fclass(y[0].want[m * N + n]);
+      if (n < N - 1) EXPECT_EQ(cl, FClass::finite) << m << "," << n;
+      else if (m == M - 1) EXPECT_EQ(cl, FClass::nan) << m << "," << n;
+      else EXPECT_TRUE(cl == FClass::pinf || cl == FClass::ninf) << m << "," << n;  // signed activations
+    }
+}
+
 TEST(DenseFills, EachHasItsProperty) {
   Entry e = dense::projection(DType::f32);
   EXPECT_EQ(e.rig.fills, (std::vector<std::string>{"zeros", "offset", "sign", "cut", "range"}));

@@ -37,6 +37,7 @@ enum class Why : uint8_t {
   limit,           // gate 5: a launch over a chip's limit
   launch,          // gate 5 (run time): a launch its records do not declare, or not the form picked
   stream,          // gate 5 (run time): a launch on a stream other than the harness's (an error)
+  batch_variant,   // invariance: a row's bytes changed with the batch around it
 };
 const char* why_name(Why w);
 
@@ -84,6 +85,10 @@ struct Spec {
   // Inputs the kernel ahead on the stream writes, where the launcher lets this kernel start before
   // that one ends (CUDA's programmatic dependent launch): read only after waiting on it (gate 2).
   std::vector<std::string> chained;
+  // Batch dims whose size, and a row's position along them, its outputs must not depend on (the
+  // invariance check): each buffer that grows with such a dim leads with it, one row an index, and
+  // an output row's bytes depend only on that row of the inputs and the buffers that do not grow.
+  std::vector<std::string> invariant;
   std::string replaces;  // the kernel whose bits it must equal ("" when none)
   std::string rule;      // stated NaN rule ("" = propagate)
   std::vector<std::string> launches;  // gate 5 launch record names
@@ -163,6 +168,9 @@ class Entry {
   // e.g. weights, early); `inputs` are those the one ahead writes. Gate 2 adds a run where they are
   // written late, by an upstream kernel that lets this one start first.
   Entry&& chained(std::vector<std::string> inputs) &&;
+  // States that each output row along `dim` (a served dim) is the same bytes whatever the batch's
+  // size, the other rows and its position: the invariance check runs the same rows in other batches.
+  Entry&& invariant(const std::string& dim) &&;
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
   Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
   Entry&& launches(std::vector<std::string> names) &&;

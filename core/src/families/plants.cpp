@@ -75,6 +75,7 @@ std::string name(const Plant& p) {
     case Kind::row_pinf: return "a row of +Inf in " + x;
     case Kind::row_nan: return "a row of NaN in " + x;
     case Kind::row_ninf_one: return "a row of -Inf but one finite value in " + x;
+    case Kind::pinf_at_zero: return "+Inf in " + x + " against a 0 in " + p.partner;
   }
   return "?";
 }
@@ -120,7 +121,8 @@ void write(void* data, DType t, size_t base, int64_t cols, Kind k, int64_t col) 
     case Kind::nan: put_bits(data, t, base + col, qnan); break;
     case Kind::neg_nan: put_bits(data, t, base + col, nan_bits(t, true, false)); break;
     case Kind::payload_nan: put_bits(data, t, base + col, nan_bits(t, false, true)); break;
-    case Kind::pinf: store_from_double(data, t, base + col, inf); break;
+    case Kind::pinf:
+    case Kind::pinf_at_zero: store_from_double(data, t, base + col, inf); break;
     case Kind::ninf: store_from_double(data, t, base + col, -inf); break;
     case Kind::both:
       store_from_double(data, t, base + col, inf);

@@ -135,6 +135,8 @@ Outcome gate_nonfinite(GateCtx& ctx);
 Outcome gate_repeat(GateCtx& ctx);
 Outcome gate_shapes(GateCtx& ctx);
 Outcome gate_sums(GateCtx& ctx);
+// The invariance check (invariance.cpp): a stated batch dim's rows run in other batches.
+Outcome gate_invariance(GateCtx& ctx);
 Outcome check_case(GateCtx& ctx, Gate g, const Shape& s, const Fill& f);
 Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f);
 Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f);

@@ -128,10 +128,19 @@ Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
 
 Outcome gate_nonfinite(GateCtx& ctx) {
   const Rig& rig = ctx.entry.rig;
-  // The extremes, and each tiled dim at its least and tile +- step: a ragged tail, where kernels pad
-  // with sentinels, must carry a non-finite value too.
-  std::vector<Shape> shapes = extreme_shapes(ctx.entry.spec);
-  for (const auto& s : ctx.entry.spec.tile_edge_shapes())
+  // The extremes, and each tiled dim at its least, tile - step, tile and tile + step: a ragged tail,
+  // where kernels pad with sentinels, must carry a non-finite value too, and a masked slot past a
+  // sequence's end sits at a tile's last key, at the next tile's first and at its second.
+  const Spec& spec = ctx.entry.spec;
+  std::vector<Shape> shapes = extreme_shapes(spec);
+  std::vector<Shape> edges = spec.tile_edge_shapes();
+  for (const auto& d : spec.dims)
+    if (d.tiled && spec.valid(d, d.tile)) {
+      Shape s = spec.smallest();
+      s.set(d.name, d.tile);
+      edges.push_back(s);
+    }
+  for (const auto& s : edges)
     if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);
   shapes = form_extreme_shapes(ctx, std::move(shapes));
   // Which plants each shape gets (Rig::plants_at_edges, plants_at_scale): every plant at the two

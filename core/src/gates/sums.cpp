@@ -152,7 +152,7 @@ Outcome check_case(GateCtx& ctx, Gate g, const Shape& s, const Fill& f) {
     case Gate::repeat: return check_repeat(ctx, s, f);
     case Gate::shapes: return check_shapes(ctx, s, f);
     case Gate::sums: return check_sums(ctx, s, f);
-    default: throw Error("gate 5 has no cases");
+    default: throw Error(fmt::format("gate {} has no cases to run again", int(g)));
   }
 }
 

@@ -16,11 +16,16 @@ using plants::Kind;
 // Where a plant goes: plants::standard's at a visible key (k, v) or in q, or the family's own.
 enum class Where : uint8_t {
   at_key, past_end, outside_window, padding, spare, all_ninf, all_ninf_but_last, no_key,
-  first_row, first_edge  // prompt(): the first row that sees a key, the key just past its causal edge
+  first_row, first_edge,  // prompt(): the first row that sees a key, the key just past its causal edge
+  // prompt(): against the spec's key tile T, the key just past a row's causal edge and the key just
+  // before a row's window at m T + off (off -1, 0, +1; m >= 1, the first a row reaches); a block of
+  // fully masked rows, the first row tile of sequence 0 (every visible score -Inf).
+  edge_tile, window_tile, masked_block
 };
 struct APlant {
   plants::Plant p;
   Where where;
+  int off = 0;  // edge_tile, window_tile: the key's place against a tile's start
 };
 
 std::string name_of(const APlant& a) {
@@ -37,14 +42,22 @@ std::string name_of(const APlant& a) {
     case Where::no_key: return "a sequence with no key";
     case Where::first_row: return x + " (sequence 0's first row that sees a key)";
     case Where::first_edge: return x + " just past the causal edge of sequence 0's first row that sees a key (the later rows see it)";
+    case Where::edge_tile:
+    case Where::window_tile: {
+      const char* o = a.off < 0 ? "tile - 1" : a.off > 0 ? "tile + 1" : "tile";
+      return x + (a.where == Where::edge_tile ? " just past a row's causal edge" : " just before a row's window") +
+             " at key " + o + " (a multiple of the key tile; else where the plain plant goes)";
+    }
+    case Where::masked_block: return "every visible score -Inf in sequence 0's first row tile (q head 0)";
   }
   return x;
 }
 
 // The first kAtScale run at the largest shapes too (Rig::plants_at_scale): a NaN score, an infinite
 // k and v at the row's last visible key, and an infinite v just past its causal edge; prompt's
-// kPromptPlants follow them (at the smallest shapes the first row that sees a key is the last).
-constexpr int kAtScale = 4, kPromptPlants = 4;
+// kPromptPlants follow them (at the smallest shapes the first row that sees a key is the last), the
+// first row's four, then the key tile's seven.
+constexpr int kAtScale = 4, kPromptPlants = 4 + 7;
 
 std::vector<APlant> plant_list(bool paged, bool prompt) {
   std::vector<APlant> v{{{"q", Kind::nan, At::last}, Where::at_key},
@@ -68,6 +81,15 @@ std::vector<APlant> plant_list(bool paged, bool prompt) {
   v.push_back({{"q", Kind::ninf, At::last}, Where::all_ninf});
   v.push_back({{"k", Kind::ninf, At::last}, Where::all_ninf_but_last});
   v.push_back({{"lens", Kind::nan, At::last}, Where::no_key});
+  // prompt(): masked keys at a key tile's edge and a fully masked row tile, reached where a prefill's
+  // rows are many (its largest shapes): at scale too, after the first query rows' plants.
+  if (prompt) {
+    std::vector<APlant> tiles;
+    for (int off : {-1, 0, 1}) tiles.push_back({{"v", Kind::pinf, At::last}, Where::edge_tile, off});
+    for (int off : {-1, 0, 1}) tiles.push_back({{"v", Kind::pinf, At::last}, Where::window_tile, off});
+    tiles.push_back({{"q", Kind::ninf, At::last}, Where::masked_block});
+    v.insert(v.begin() + kAtScale, tiles.begin(), tiles.end());
+  }
   if (prompt)  // the first query rows, a block's causal edge far from the last row's: at scale too
     v.insert(v.begin() + kAtScale, {{{"q", Kind::nan, At::last}, Where::first_row},
                                     {{"v", Kind::pinf, At::last}, Where::first_edge},
@@ -217,6 +239,29 @@ void apply_plant(Case& c, const Geometry& g, Bufs& b, bool prompt) {
       b.lens[0] = 0;
       for (int64_t r = 0; r < g.rows; ++r) b.pos[size_t(r)] = int32_t(r - g.rows);
       return;
+    case Where::edge_tile:
+    case Where::window_tile: {
+      // Key j = m T + off, m >= 1, past row r's edge (j = pos_r + 1 < len0: a later row sees it) or
+      // before its window (j = pos_r - window, resident); the first m a row of sequence 0 reaches.
+      const Dim* kd = c.spec ? c.spec->dim("keys") : nullptr;
+      const int64_t T = kd && kd->tiled ? kd->tile : 0;
+      const bool edge = a.where == Where::edge_tile;
+      const int64_t jlo = edge ? std::max<int64_t>(1, len0 - g.rows + 1) : std::max(first, len0 - g.rows - g.window);
+      const int64_t jhi = edge ? len0 - 1 : len0 - 1 - g.window;
+      for (int64_t m = 1; T > 0 && (edge || g.window > 0) && m * T + a.off <= jhi; ++m)
+        if (m * T + a.off >= jlo) return put(kv, at(m * T + a.off));
+      return put(kv, past_end());
+    }
+    case Where::masked_block: {  // q -Inf at the column of the first row tile's rows, k > 0 there at every key
+      const Dim* rd = c.spec ? c.spec->dim("rows") : nullptr;
+      const int64_t n = std::min(g.rows, rd && rd->tiled ? rd->tile : g.rows);
+      for (int64_t r = 0; r < n; ++r) b.q.set(size_t(r * g.q_heads * d + col), -kInf);
+      for (int64_t j = first; j < len0; ++j) {
+        const double x = std::fabs(b.k.get(at(j) + size_t(col)));
+        b.k.set(at(j) + size_t(col), x == 0 ? 1 : x);
+      }
+      return;
+    }
     case Where::first_row:
     case Where::first_edge: {  // row re, at pos len0 - rows + re = max(0, len0 - rows)
       const int64_t re = std::max<int64_t>(0, g.rows - len0);

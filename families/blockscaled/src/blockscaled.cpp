@@ -134,6 +134,39 @@ uint8_t e2m1_pair(fam::Rng& r, bool positive) {
   return uint8_t(r.range(1, 7) | r.range(1, 7) << 4);
 }
 
+// MXFP4's random fill draws every e8m0 code but NaN, 0 (2^-127) and 254 (2^127) included: row n's
+// blocks take codes from one window of 8 (every block's term stays above the fp32 bound next to
+// the others, so each code read wrongly shows), row 0 the lowest, row 1 the highest, the rest in
+// turn (32 windows: n >= 32 draws them all). Windows above code 215 would overflow fp32 over a
+// dense row: there a row's codes are zero but one a block in its first 8 blocks, each small
+// (0.5..1.5) against an activation column held small (2^-4..2^-3) in every row, so that row's
+// terms stay below 2^125 and their sum below 2^127. The lowest window's terms are exact fp32
+// subnormals (a bf16 x times an e2m1 code times 2^-127 keeps its bits above 2^-149).
+void e8m0_rows(const Layout& L, fam::Rng& rs, std::span<bf16> x, std::span<uint8_t> q, std::span<uint8_t> su) {
+  constexpr int kWindows = 32, kWide = 8, kDenseTop = 215;
+  const int64_t blocks = L.s_cols, bk = block_k(L.w);
+  std::vector<int64_t> small_cols;
+  for (int64_t r = 0; r < L.n; ++r) {
+    const int64_t wi = r == 0 ? 0 : r == 1 ? kWindows - 1 : 1 + (r - 2) % (kWindows - 2);
+    const int lo = wi == kWindows - 1 ? 254 - (kWide - 1) : int(wi) * kWide;
+    const bool sparse = lo + kWide - 1 > kDenseTop;
+    for (int64_t b = 0; b < blocks; ++b)
+      su[size_t(r * blocks + b)] = uint8_t(b == 0 && r < 2 ? (r == 0 ? lo : lo + kWide - 1) : lo + rs.range(0, kWide - 1));
+    if (!sparse) continue;
+    uint8_t* row = &q[size_t(r * L.qrow)];
+    std::fill(row, row + L.qrow, uint8_t(0));
+    for (int64_t b = 0; b < std::min<int64_t>(blocks, kWide); ++b) {
+      su[size_t(r * blocks + b)] = uint8_t(lo + kWide - 1 - b);  // one of each code, the top first
+      const int64_t j = b * bk + (r * 7 + b) % bk;
+      const uint8_t nib = uint8_t(rs.range(1, 3) | (rs.coin() ? 8 : 0));  // +-0.5, 1, 1.5
+      row[j / 2] = uint8_t(j % 2 ? nib << 4 : nib);
+      small_cols.push_back(j);
+    }
+  }
+  for (int64_t m = 0; m < L.m; ++m)
+    for (int64_t j : small_cols) x[size_t(m * L.k + j)] = to_bf16(float((rs.coin() ? -1 : 1) * std::ldexp(1 + rs.unit(), -4)));
+}
+
 // A NaN code: a u8 scale's (e8m0 0xFF, ue4m3 0x7F), or e4m3's (0x7F; 0xFF for the negative one).
 void write_code(uint8_t* base, const std::string& op, const Layout& L, plants::Kind k, int64_t at) {
   if (op == "s") base[at] = uint8_t(L.s_format() == lowp::Format::e8m0 ? 0xFF : 0x7F);
@@ -182,9 +215,11 @@ void fill(Case& c, const Layout& L) {
   fam::Rng rs(seed, uint64_t(L.m + L.n));
   for (int64_t i = 0; i < L.s_count; ++i) {
     if (L.s_is_f32()) sf[i] = spread_f32(rs, -8, -4);
-    else if (L.w == Weights::mxfp4) su[i] = uint8_t(127 + rs.range(-8, 1));
-    else su[i] = uint8_t(rs.range(0x18, 0x57));  // ue4m3 normals 2^-4 .. 2^3 * 1.875
+    else if (L.w == Weights::mxfp4 && nf) su[i] = uint8_t(127 + rs.range(-8, 1));
+    else if (L.w == Weights::nvfp4 && nf) su[i] = uint8_t(rs.range(0x18, 0x57));  // ue4m3 normals
+    else if (L.w == Weights::nvfp4) su[i] = uint8_t(rs.range(0, 0x7E));  // every code but NaN: 0, subnormals
   }
+  if (L.w == Weights::mxfp4 && !nf) e8m0_rows(L, rs, x, q, su);  // FP4 takes bf16 activations alone
   for (size_t i = 0; i < sx.size(); ++i) sx[i] = spread_f32(rs, -6, -2);
   if (!g.empty()) g[0] = spread_f32(rs, -4, -1);
   if (!nf) return;

@@ -30,8 +30,13 @@ struct State {
 // Gate 1: today's four in x's last row, then in w's, then the rest (plants.hpp). Whole rows: a masked
 // row of x, and a row of w all -Inf (against signed values: NaN; +Inf is the mirror, NaN one NaN).
 const std::vector<plants::Plant>& plant_list() {
-  static const std::vector<plants::Plant> p =
-      plants::standard({{"x", plants::kMaskRow}, {"w", plants::kMaskRow}});
+  // Last, 0 * Inf: a 0 in x's last row facing +Inf in w's (float64: NaN), which a kernel that skips
+  // zero activations (a sparsity shortcut) turns into a finite sum.
+  static const std::vector<plants::Plant> p = [] {
+    auto v = plants::standard({{"x", plants::kMaskRow}, {"w", plants::kMaskRow}});
+    v.push_back({"w", plants::Kind::pinf_at_zero, plants::At::middle, "x"});
+    return v;
+  }();
   return p;
 }
 
@@ -121,6 +126,7 @@ void prepare(Case& c, DType out) {
       const bool in_x = p.operand == "x";
       plants::write(in_x ? (void*)x.data() : (void*)w.data(), DType::bf16, size_t(((in_x ? st.m : st.n) - 1) * st.k),
                     st.k, p.kind, plants::column(p, f, st.k));
+      if (p.kind == plants::Kind::pinf_at_zero) x[size_t((st.m - 1) * st.k + plants::column(p, f, st.k))] = bf16{0};
     }
   }
   c.state = st;

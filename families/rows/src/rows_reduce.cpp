@@ -1,5 +1,6 @@
 // rows::sum, rows::dot, rows::max: one output a row.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -123,17 +124,37 @@ Entry dot(DType in, DType out) {
         wv[size_t(j)] = wv[size_t(d.cols - 1 - j)] = v;
       }
       if (d.cols >= 2) wv[0] = wv[size_t(d.cols - 1)] = 1;
-      for (int64_t j = 0; j < d.cols; ++j) w.set_exact(size_t(j), wv[size_t(j)]);
+      // Terms mirrored in reverse order can meet a replay's lanes so that their rounded partials
+      // cancel as exactly as the terms do (bf16 in 32 lanes at 65 columns: lane l holds t[l] and
+      // -t[32 - l]), whatever the values. Then the mirrored half is permuted, w with every row's
+      // x (w is shared), until every row's replays miss: the terms only move, so the sum stays 1.
+      const int64_t h = d.cols / 2;
+      std::vector<int64_t> perm(size_t(d.cols));
+      Rng rp = rng_for(c, "perm");
       Rng r = rng_for(c, "x");
-      each_stream(r, d.rows, [&](int64_t row, Rng& rs) {
-        std::vector<double> v, t(size_t(d.cols));
-        for (int k = 0; k < kRedraws; ++k) {
-          v = mirrored_row(rs, d.cols, in, wv);
-          for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = v[size_t(j)] * wv[size_t(j)];
-          if (replays_miss(t, 1, 1)) break;
-        }
-        for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), v[size_t(j)]);
-      });
+      std::vector<double> wp(wv);
+      std::atomic<int> weak{0};
+      for (int attempt = 0; attempt < 8; ++attempt) {
+        for (int64_t j = 0; j < d.cols; ++j) perm[size_t(j)] = j;
+        if (attempt > 0)
+          for (int64_t i = d.cols - 1; i > d.cols - h; --i) std::swap(perm[size_t(i)], perm[size_t(rp.range(d.cols - h, i))]);
+        for (int64_t j = 0; j < d.cols; ++j) wp[size_t(j)] = wv[size_t(perm[size_t(j)])];
+        weak = 0;
+        Rng rr = r;
+        each_stream(rr, d.rows, [&](int64_t row, Rng& rs) {
+          std::vector<double> v, t(size_t(d.cols));
+          bool missed = false;
+          for (int k = 0; k < kRedraws && !missed; ++k) {
+            v = mirrored_row(rs, d.cols, in, wv);
+            for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = v[size_t(perm[size_t(j)])] * wp[size_t(j)];
+            missed = replays_miss(t, 1, 1);
+          }
+          if (!missed) ++weak;
+          for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), v[size_t(perm[size_t(j)])]);
+        });
+        if (weak == 0) break;
+      }
+      for (int64_t j = 0; j < d.cols; ++j) w.set_exact(size_t(j), wp[size_t(j)]);
       return;
     }
     Rng rx = rng_for(c, "x"), rw = rng_for(c, "w");

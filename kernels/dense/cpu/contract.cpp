@@ -11,6 +11,7 @@ using kc::dense_cpu::Fault;
 Entry cpu_projection(DType out) {
   return dense::projection(out)
       .served({{"m", {1, 3, 8}}, {"n", {16, 100}}, {"k", {64, 200, 1024}}})
+      .invariant("m")  // every output its own slices, met in one order, whatever m
       .tile("k", dense_cpu::kTileK, 1, 1)
       .sums(DType::f32, dense_cpu::depth);
 }

@@ -15,7 +15,8 @@ inline constexpr int64_t kSlices = 4;
 // The K tile the tail-drop control pretends to have: it loses the last column of a ragged tile.
 inline constexpr int64_t kTileK = 64;
 
-enum class Fault { none, drop_tail, bf16_sums, reversed_meet };
+// skip_zero_acts: a term whose activation is 0 is skipped (a sparsity shortcut that loses 0 * Inf).
+enum class Fault { none, drop_tail, bf16_sums, reversed_meet, skip_zero_acts };
 
 inline int64_t slice_len(int64_t k) { return (k + kSlices - 1) / kSlices; }
 
@@ -25,6 +26,7 @@ inline float widen(bf16 v) { return from_bf16(v); }
 inline float slice_sum(const bf16* x, const bf16* w, int64_t b, int64_t e, Fault f) {
   float acc = 0;
   for (int64_t j = b; j < e; ++j) {
+    if (f == Fault::skip_zero_acts && widen(x[j]) == 0) continue;
     if (f == Fault::bf16_sums)
       acc = from_bf16(to_bf16(acc + from_bf16(to_bf16(widen(x[j]) * widen(w[j])))));
     else

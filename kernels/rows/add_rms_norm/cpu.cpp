@@ -38,6 +38,7 @@ kc::Entry envelope(kc::Entry&& e) {
   using namespace kc::rows_cpu;
   return std::move(e)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .tile("cols", kTile, 1, 1)
       // After the sum: / cols, + eps, sqrtf, 1 / ., v * inv, * w.
       .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s, 1); }, 6)

@@ -18,6 +18,7 @@ KC_KERNEL("rows/dot/f32", cpu) {
   using namespace kc::rows_cpu;
   return kc::rows::dot(kc::DType::f32, kc::DType::f32)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .tile("cols", kTile, 1, 1)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s, 1); })  // + the product's rounding
       .launch(dot_f32);

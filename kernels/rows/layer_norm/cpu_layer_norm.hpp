@@ -49,6 +49,7 @@ template <class In, class Out, bool one_pass = false> void layer_norm(const kc::
 inline kc::Entry layer_norm_envelope(kc::Entry&& e) {
   return std::move(e)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .tile("cols", kTile, 1, 1)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return depth_of(s, 1); }, kLayerNormOps);
 }

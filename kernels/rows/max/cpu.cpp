@@ -30,6 +30,7 @@ KC_KERNEL("rows/max/f32", cpu) {
   using namespace kc::rows_cpu;
   return kc::rows::max(kc::DType::f32, kc::DType::f32)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .tile("cols", kTile, 1, 1)
       .launch(max_f32);
 }

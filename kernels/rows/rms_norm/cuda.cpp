@@ -19,6 +19,7 @@ template <VecLaunch RUN>
 kc::Entry vec_entry(kc::DType out, const char* launch, Served env) {
   return kc::rows::rms_norm(kc::DType::bf16, out, kEps)
       .served(std::move(env))
+      .invariant("rows")  // the row shape is reg_shape(cols): no row count picks it
       .tile("rows", kBlock / 32, 1, 1)  // up to 8 rows a block at narrow widths
       .tile("cols", kBlock * 8, 8, 8)   // one 16-byte vector a thread across 256 threads
       .sums(kc::DType::f32, [](const kc::Shape& s) { return reg_depth(s["cols"]); }, 5)

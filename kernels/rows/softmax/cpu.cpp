@@ -35,6 +35,7 @@ KC_KERNEL("rows/softmax/bf16_out", cpu) {
   using namespace kc::rows_cpu;
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .tile("cols", kTile, 1, 1)
       // After the sum, one division. Before it, x - max rounds (|x - max| < 16 here, so exp's
       // argument moves by up to 16 u), and expf's error enters both e and S: counted as 16 more ops

@@ -17,6 +17,7 @@ static constexpr double kExp2Ulps = 2, kExpArgUlps = 66;
 static kc::Entry k_rows_softmax_bf16(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
       .served(std::move(env))
+      .invariant("rows")  // the row shape and form follow cols alone: no row count picks them
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return reg_depth(s["cols"]); }, 3)
@@ -40,6 +41,7 @@ KC_KERNEL("rows/softmax/bf16/prompt", cuda) { return k_rows_softmax_bf16(kc::cu:
 static kc::Entry k_rows_softmax_bf16_long(kc::cu::Served env) {
   return kc::rows::softmax(kc::DType::bf16, kc::DType::bf16)
       .served(std::move(env))
+      .invariant("rows")  // the row shape and form follow cols alone: no row count picks them
       .tile("rows", kBlock / 32, 1, 1)
       .tile("cols", kBlock * 8, 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return long_depth(s["cols"]); }, 3)

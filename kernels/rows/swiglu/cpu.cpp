@@ -25,6 +25,7 @@ KC_KERNEL("rows/swiglu/bf16", cpu) {
   using namespace kc::rows_cpu;
   return kc::rows::swiglu()
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .range("cols", 1, 1)
       .launch(swiglu_bf16);
 }

@@ -51,6 +51,7 @@ KC_KERNEL("rows/topk/f32_k8", cpu) {
   using namespace kc::rows_cpu;
   return kc::rows::topk(kc::DType::f32, kK)
       .served({{"rows", {kRows[0], kRows[1], kRows[2]}}, {"cols", {kCols[0], kCols[1], kCols[2]}}})
+      .invariant("rows")  // each row computed alone, in one order, whatever the batch
       .range("cols", kK, 1)  // at least k columns
       .launch(topk_f32);
 }

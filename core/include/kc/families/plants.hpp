@@ -19,6 +19,8 @@ enum class Kind : uint8_t {
   payload_nan,            // a positive quiet NaN whose payload is not the default one
   row_ninf, row_pinf, row_nan,  // every value of the row
   row_ninf_one,           // every value -Inf but the one at the column (a masked row with one kept)
+  pinf_at_zero,           // +Inf at the column, where the partner operand (Plant::partner) holds a 0:
+                          // 0 * Inf is NaN, which a kernel skipping zero terms never makes
 };
 enum class At : uint8_t { last, first, middle };
 
@@ -26,6 +28,7 @@ struct Plant {
   std::string operand;
   Kind kind;
   At at = At::last;
+  std::string partner;  // pinf_at_zero: the operand the family zeroes at the same column
 };
 bool whole_row(Kind k);
 

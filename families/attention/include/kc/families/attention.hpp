@@ -68,7 +68,10 @@
 // chunk, and every partial empty, or all but one. prompt() adds plants at sequence 0's first row
 // that sees a key, far from the last row in a prefill, after the first four and like them at the
 // largest shapes too: NaN in its q, and +Inf in v, NaN in k and in v at the key just past its causal
-// edge, which the later rows see and it must not.
+// edge, which the later rows see and it must not; then, against the spec's key tile T, +Inf in v at
+// key m T - 1, m T and m T + 1 (the first m >= 1 a row reaches) just past a row's causal edge and just
+// before a row's window (where no row reaches one, the plain plant's place), and a fully masked
+// first row tile (the spec's rows tile; every row's visible scores -Inf: out NaN, lse -Inf).
 //
 // Gate 4: q mirrored (q[d-1-t] = -q[t], one product 2^16) against symmetric integer keys makes
 // every q . k exactly 1, so every score is equal, p = 1 and the key sums are integer sums of v

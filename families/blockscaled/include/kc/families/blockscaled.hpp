@@ -20,8 +20,10 @@
 // [m x ceil(k/128)] f32 (fp8_group128, one scale a row's 128 columns). Output y [m x n], bf16 or f32.
 //
 // Fills: random (gates 2, 3): signed bf16 x over 2^-3..2^4, codes uniform over every non-NaN code,
-// scales of spread magnitude (fp32 (1 + U) 2^e, e8m0 2^-8..2^1, ue4m3 normals), so a scale read for
-// the wrong block, or a code read from the wrong nibble, moves outputs far past the bound.
+// scales of spread magnitude (fp32 (1 + U) 2^e; every e8m0 code but NaN, 2^-127 to 2^127, a row's
+// within 8 codes, the top windows' rows of one small code a block against small x; every ue4m3 code
+// but NaN), so a scale read for the wrong block or decoded wrong, or a code read from the wrong
+// nibble, moves outputs far past the bound.
 // nonfinite (gate 1): positive activations, positive non-zero codes and positive scales (no sum
 // cancels to 0 or changes sign, so a plant's class is the formula's, never an accident of order),
 // then one plant at a column (Fill::pos; default last, first or middle) of the last row: NaN, +Inf,

@@ -9,7 +9,7 @@
 //  - nonfinite (gate 1): NaN, +Inf, -Inf and both infinities planted in x's last row and, as four
 //    more plants, in w's last row, at column Fill::pos (default k - 1: the ragged tail); then for x
 //    and w NaN and -Inf at the first and middle columns, a negative and a payload NaN, and a row of
-//    -Inf (kc/families/plants.hpp);
+//    -Inf (kc/families/plants.hpp); last, +Inf in w's last row facing a 0 in x's (0 * Inf);
 //  - named fills (gates 2, 3; Fill::dist): zeros, offset, sign, range, cut (fills.hpp; cut: both
 //    operands, the tensor-core step truncation docs/tensor-cores.md describes);
 //  - sums (gate 4): see sums_row(); every product and partial sum is an integer below 2^24, so fp32
