@@ -22,7 +22,7 @@ from .views import Buffers, Case, DLPackBuffer, Shape, bf16_to_f32, f32_to_bf16
 
 def __getattr__(name):
     # kc.triton on first use: importing Triton (and with it, often, PyTorch) costs a second, which
-    # every pytest session that loads the plugin would pay.
+    # every pytest run that loads the plugin would otherwise pay at import.
     if name == "triton":
         import importlib
 

@@ -11,6 +11,7 @@
 #include "kc/numeric.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
+#include "run_cpu_entry.hpp"
 
 namespace {
 
@@ -109,18 +110,7 @@ KC_KERNEL("formula/mistake/undeclared_sum", cpu) {
 
 namespace {
 
-std::map<Gate, kc::GateEvent> run(const std::string& name) {
-  static auto backends = kc::make_backends();
-  kc::RunOptions o;
-  o.limits = false;
-  for (const auto& r : kc::registry())
-    if (r.name == name && r.backend == "cpu") {
-      std::map<Gate, kc::GateEvent> m;
-      for (auto& e : kc::run_entry(r, *backends.front(), o, {})) m[e.gate] = e;
-      return m;
-    }
-  throw std::runtime_error("no entry " + name);
-}
+std::map<Gate, kc::GateEvent> run(const std::string& name) { return kc_test::run_cpu_entry(name); }
 
 TEST(Formula, AGatherKeepingItsBadIdRulePasses) {
   auto v = run("formula/gather/zero");

@@ -12,6 +12,7 @@
 #include "kc/numeric.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
+#include "run_cpu_entry.hpp"
 
 namespace {
 
@@ -75,18 +76,7 @@ KC_KERNEL("welford/layer_norm/textbook_one_pass", cpu) {
 
 namespace {
 
-std::map<Gate, kc::GateEvent> run(const std::string& name) {
-  static auto backends = kc::make_backends();
-  kc::RunOptions o;
-  o.limits = false;
-  for (const auto& r : kc::registry())
-    if (r.name == name && r.backend == "cpu") {
-      std::map<Gate, kc::GateEvent> m;
-      for (auto& e : kc::run_entry(r, *backends.front(), o, {})) m[e.gate] = e;
-      return m;
-    }
-  throw std::runtime_error("no entry " + name);
-}
+std::map<Gate, kc::GateEvent> run(const std::string& name) { return kc_test::run_cpu_entry(name); }
 
 TEST(Welford, ACorrectOnePassUpdatePassesEveryGate) {
   for (const char* name : {"welford/layer_norm/stats", "welford/layer_norm/no_stats_bf16_weights"}) {
