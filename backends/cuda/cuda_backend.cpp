@@ -190,6 +190,16 @@ class CudaBackend final : public Backend {
         const std::string why = usable();
         return why.empty() ? cuda_ref::affine(x, w, M, N, K, y, mag) : why;
       };
+      refs_.dense_resident = [usable](const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K,
+                                      std::unique_ptr<RefResident>& out) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::dense_kept(x, w, M, N, K, out) : why;
+      };
+      refs_.affine_resident = [usable](const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K,
+                                       std::unique_ptr<RefResident>& out) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::affine_kept(x, w, M, N, K, out) : why;
+      };
     }
     return &refs_;
   }

@@ -8,7 +8,9 @@
 #include "margin.hpp"
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
+#include "kc/ref_device.hpp"
 #include <mutex>
+#include <optional>
 
 namespace kc::detail {
 
@@ -113,17 +115,7 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
   return r;
 }
 
-// The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
-// r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
-// to the output's scale where the rig states one (Expected::scale: a result that cancels).
-struct Coeffs {
-  double r = 0, a = 0, g = 0, floor = 0;
-  double at(double w, double m, double sc = 0) const {
-    return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
-  }
-};
-
-static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
+Coeffs error_coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
   double uo = half_ulp(out);
   Coeffs c;
   c.floor = half_ulp_floor(out);
@@ -143,7 +135,7 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
 
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale) {
-  return coeffs(spec, out, s, with_gamma).at(want, mag, scale);
+  return error_coeffs(spec, out, s, with_gamma).at(want, mag, scale);
 }
 
 static std::string fmtv(double v) { return fmt::format("{:.9g}", v); }
@@ -165,22 +157,84 @@ struct Failing {
 };
 }  // namespace
 
+// A buffer whose answers a device keeps (kc/ref_device.hpp), checked there: the failing text and the
+// margin as the host's pass below gives them, from the device's counts, worst and nearest outputs
+// and the answers at those two read back. nullopt where it passed (why: "" or what stopped the device).
+static std::optional<Failing> compare_kept(const RefResident& kept, const Expected& e, const HostBuffer& hb,
+                                           const Case& c, const Coeffs& k, std::optional<Margin>& margin,
+                                           std::string& why) {
+  RefChecked r;
+  why = kept.check(hb.bytes.data(), hb.decl.type, RefBound{k.r, k.a, k.g, k.floor}, r);
+  if (!why.empty()) return std::nullopt;
+  auto answer = [&](uint64_t i, double& want, double& mag) {
+    if (std::string bad = kept.at(i, want, mag); !bad.empty())
+      throw Error(fmt::format("the device that kept the answers for '{}' cannot read output {}: {}", e.name, i, bad));
+  };
+  if (r.near_ratio >= 0) {
+    double want = 0, mag = 0;
+    answer(r.near, want, mag);
+    Margin m;
+    m.ratio = r.near_ratio;
+    m.output = e.name;
+    m.index = size_t(r.near);
+    m.want = want;
+    m.got = load_as_double(hb.bytes.data(), hb.decl.type, m.index);
+    m.bound = k.at(want, mag);
+    m.shape = c.shape().str();
+    m.fill = c.fill().dist;
+    keep_worst(margin, m);
+  }
+  if (!r.outside) return std::nullopt;
+  const size_t i = size_t(r.worst);
+  double want = 0, mag = 0;
+  answer(r.worst, want, mag);
+  const double got = load_as_double(hb.bytes.data(), hb.decl.type, i);
+  std::string text;
+  if (!std::isfinite(want) || !std::isfinite(got))
+    text = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
+  else
+    text = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want), fmtv(got),
+                       std::fabs(got - want), k.at(want, mag), r.worst_ratio);
+  if (hb.decl.count > 1) text += fmt::format(", {} of {} {} outside", r.outside, hb.decl.count, e.name);
+  return Failing{r.worst_ratio, Why::bound, std::move(text)};
+}
+
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma) {
   Outcome o;
   o.shape = c.shape().str();
   std::optional<Margin> margin;
   std::vector<Failing> failing;  // one a failing buffer
-  for (const auto& e : exp) {
-    const HostBuffer& hb = c.buffer(e.name);
+  std::vector<Expected> fetched;  // answers a device kept and could not check, read back (rare)
+  for (const auto& e0 : exp) {
+    const HostBuffer& hb = c.buffer(e0.name);
     if (hb.decl.role == Role::in)
-      throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e.name));
+      throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e0.name));
+    const RefResident* kept = nullptr;
+    if (e0.want.empty() && hb.decl.count)
+      if (const ResidentScope* scope = ResidentScope::current()) kept = scope->find(hb.bytes.data());
+    if (kept) {
+      const Coeffs k = error_coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e0.exact_sums);
+      std::string why = kept->count() == hb.decl.count ? "" : "it keeps another count";
+      if (why.empty()) {
+        if (std::optional<Failing> f = compare_kept(*kept, e0, hb, c, k, margin, why)) failing.push_back(std::move(*f));
+        if (why.empty()) continue;
+      }
+      // The device could not check: its answers come to the host, checked as any reference's.
+      Expected& e = fetched.emplace_back(e0);
+      e.want.resize(hb.decl.count);
+      e.mag.resize(hb.decl.count);
+      if (std::string bad = kept->fetch(e.want.data(), e.mag.data()); !bad.empty())
+        throw Error(fmt::format("{}: the device that kept the answers for '{}' cannot check them ({}) nor return them: {}",
+                                spec.name, e0.name, why, bad));
+    }
+    const Expected& e = kept ? fetched.back() : e0;
     if (e.want.size() != hb.decl.count || (!e.mag.empty() && e.mag.size() != hb.decl.count) ||
         (!e.scale.empty() && e.scale.size() != hb.decl.count) ||
         (!e.lo.empty() && (e.lo.size() != hb.decl.count || e.hi.size() != hb.decl.count)))
       throw Error(fmt::format("{}: reference() for '{}' has {} values, the buffer {}", spec.name, e.name,
                               e.want.size(), hb.decl.count));
     const bool iv = !e.lo.empty();
-    const Coeffs k = coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e.exact_sums);
+    const Coeffs k = error_coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e.exact_sums);
     std::mutex m;
     Worst all;
     Near near;  // the passing output nearest its bound, for the margin

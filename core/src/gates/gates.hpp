@@ -1,6 +1,8 @@
 // Gates 1-4 (one file each) and what they share. Internal to core.
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -102,6 +104,17 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s,
 // Gate 5's run-time verdict on the entry's launches (not applicable where nothing was watched).
 Outcome gate_launches(GateCtx& ctx);
 
+// The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
+// r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
+// to the output's scale where the rig states one (Expected::scale: a result that cancels). The same
+// for every output of a buffer: a loop over outputs computes them once (they call the spec's depth).
+struct Coeffs {
+  double r = 0, a = 0, g = 0, floor = 0;
+  double at(double w, double m, double sc = 0) const {
+    return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
+  }
+};
+Coeffs error_coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma);
 // The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale = 0);
