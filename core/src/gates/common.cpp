@@ -35,20 +35,38 @@ std::vector<Shape> extreme_shapes(const Spec& spec) {
   return {lo, hi};
 }
 
+// FNV-style, a word at a time, over one piece of a buffer.
+static uint64_t piece_hash(const std::byte* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
+  return h;
+}
+
 uint64_t output_hash(const Case& c) {
+  // Outputs run to gigabytes: pieces of a fixed size hashed on every core, then their hashes in
+  // order (the value does not depend on the core count; only equality between two runs is used).
+  constexpr size_t piece = size_t(1) << 20;
   uint64_t h = 0xcbf29ce484222325ull;
   for (const auto& b : c.buffers()) {
     if (b.decl.role == Role::in) continue;
-    const std::byte* p = b.bytes.data();
-    size_t i = 0;
-    for (; i + 8 <= b.bytes.size(); i += 8) {  // a word at a time: outputs run to gigabytes
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      h = (h ^ w) * 0x100000001b3ull;
+    const size_t n = b.bytes.size();
+    std::vector<uint64_t> ph((n + piece - 1) / piece);
+    parallel_for(int64_t(ph.size()), [&](int64_t lo, int64_t hi) {
+      for (int64_t k = lo; k < hi; ++k)
+        ph[size_t(k)] = piece_hash(b.bytes.data() + size_t(k) * piece, std::min(piece, n - size_t(k) * piece));
+    }, 8);
+    for (uint64_t v : ph) {
+      h = (h ^ v) * 0x100000001b3ull;
       h ^= h >> 29;
     }
-    for (; i < b.bytes.size(); ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
-    h = (h ^ b.bytes.size()) * 0x100000001b3ull;
+    h = (h ^ n) * 0x100000001b3ull;
   }
   return h;
 }
@@ -78,7 +96,11 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f) {
 
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn,
              const Case* inputs) {
-  Ran r{inputs ? *inputs : prepare_case(ctx, g, s, f), std::nullopt};
+  return run_case(ctx, s, f, inputs ? Case(*inputs) : prepare_case(ctx, g, s, f), fn);
+}
+
+Ran run_case(GateCtx& ctx, const Shape& s, Fill f, Case&& inputs, const std::function<void(const Buffers&)>* fn) {
+  Ran r{std::move(inputs), std::nullopt};
   auto t0 = Clock::now();
   DeviceCase dev(ctx.backend, ctx.entry.spec, r.c);
   ctx.phases.upload += seconds_since(t0);

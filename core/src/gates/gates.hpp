@@ -95,6 +95,8 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f);
 // Runs fn (default: the entry's launch) once on a new case, or on a copy of `inputs`.
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn = nullptr,
              const Case* inputs = nullptr);
+// The same on a case the caller hands over (no copy of inputs that run to gigabytes).
+Ran run_case(GateCtx& ctx, const Shape& s, Fill f, Case&& inputs, const std::function<void(const Buffers&)>* fn = nullptr);
 
 // The entry's own launch on a case (gates 1-4 launch it through here): where the backend watches
 // launches, what it started is checked against the entry's launch records and its pick.

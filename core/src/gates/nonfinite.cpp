@@ -39,7 +39,7 @@ static std::string rule_cause(GateCtx& ctx, const Shape& s, const Fill& f, const
   } catch (const std::exception&) {
     return fmt::format(" (in the case of plant {})", plant_text(rig, f));
   }
-  Ran r = run_case(ctx, Gate::nonfinite, s, none, nullptr, &*c);
+  Ran r = run_case(ctx, s, none, std::move(*c));
   if (r.problem) return at;
   const std::string m = timed(ctx.phases.check, [&] { return rig.rule(r.c); });
   return m.empty() ? at : " (with no plant too: the fill breaks it, not a plant)";
@@ -48,7 +48,8 @@ static std::string rule_cause(GateCtx& ctx, const Shape& s, const Fill& f, const
 Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f) {
   Ran r = run_case(ctx, Gate::nonfinite, s, f);
   if (r.problem) return *r.problem;
-  ctx.first_runs.try_emplace({ctx.seed, s.str()}, f, output_hash(r.c));  // gate 2 compares it with a re-run
+  // gate 2 compares it with a re-run
+  ctx.first_runs.try_emplace({ctx.seed, s.str()}, f, timed(ctx.phases.check, [&] { return output_hash(r.c); }));
   const Rig& rig = ctx.entry.rig;
   Outcome o;
   o.shape = s.str();

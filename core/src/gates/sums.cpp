@@ -146,7 +146,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
     }
     o.notes.push_back(fmt::format("margins only ({}): {}", spec.sums->hidden, fmt::join(weak, ", ")));
   }
-  Ran r = run_case(ctx, Gate::sums, s, f, nullptr, &c);
+  Ran r = run_case(ctx, s, f, std::move(c));  // every replay has finished with c
   if (r.problem) return *r.problem;
   Outcome k = timed(ctx.phases.check, [&] { return compare(spec, r.c, exp, false); });
   k.notes = o.notes;
