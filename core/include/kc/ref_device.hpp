@@ -4,6 +4,8 @@
 // fusing, so every double it returns equals the CPU's bit for bit. Core checks that on ragged cases
 // before it uses one (check_ref_device) and gives it only problems of at least kRefDeviceMacs
 // multiply-adds; a call that fails falls back to the CPU and the run says so.
+// It may also keep its answers where it computed them (RefResident): gate 3 then checks the outputs
+// there, reduced to what compare() reports, instead of copying 16 bytes an output to the host.
 // A backend that has one returns it from Backend::references(); --cpu-references declines it.
 #pragma once
 #include <cstdint>
