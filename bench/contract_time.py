@@ -62,6 +62,9 @@ def main():
     if not mine:
         print(f"contract_time: the run printed no {a.backend} summary (exit {rc}); see {out_dir}", file=sys.stderr)
         return 2
+    if mine[0].get("absent"):
+        print(f"contract_time: the {a.backend} backend is absent here: {mine[0]['absent']}", file=sys.stderr)
+        return 2
     summary_lines = [l.rstrip("\n") for l in open(os.path.join(out_dir, "console.txt")) if l.startswith("SUMMARY")]
     kernel = sums["kernel"]
     ratio = wall / kernel if kernel > 0 else float("inf")
