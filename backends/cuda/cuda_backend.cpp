@@ -16,6 +16,7 @@
 #include "backends/cuda/launch_watch.hpp"
 #include "kc/cuda.hpp"
 #include "kc/cuda_module.hpp"
+#include "backends/cuda/poison.hpp"
 #include "backends/cuda/ref_f64.hpp"
 #include "backends/cuda/upstream.hpp"
 #include "backends/factories.hpp"
@@ -84,6 +85,15 @@ class CudaBackend final : public Backend {
 
   void upload(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyHostToDevice, "upload"); }
   void download(void* dst, const void* src, size_t n) override { copy(dst, src, n, cudaMemcpyDeviceToHost, "download"); }
+  // Poison on the device (poison.hpp), finished before the launch it stands before.
+  bool fill_pattern(void* dst, size_t n, uint64_t run, uint64_t stream_id) override {
+    ready("poison");
+    if (const std::string e = cuda::launch_pattern(stream_, dst, n, run, stream_id); !e.empty())
+      throw Error("cuda: the poison of " + std::to_string(n) + " bytes: " + e);
+    SyncResult r = wait(120);
+    if (r.kind != SyncResult::ok) throw Error("cuda: the poison of " + std::to_string(n) + " bytes: " + r.error);
+    return true;
+  }
 
   void* stream() override {
     ready("stream");
@@ -154,7 +164,9 @@ class CudaBackend final : public Backend {
   }
   std::vector<SeenLaunch> seen() override {
     std::vector<SeenLaunch> v = cuda::seen_launches();
-    std::erase_if(v, [](const SeenLaunch& l) { return l.symbol.starts_with(cuda::kUpstreamSymbol); });
+    std::erase_if(v, [](const SeenLaunch& l) {
+      return l.symbol.starts_with(cuda::kUpstreamSymbol) || l.symbol.starts_with(cuda::kPoisonSymbol);
+    });
     return v;
   }
 
@@ -189,6 +201,16 @@ class CudaBackend final : public Backend {
                               double* mag) {
         const std::string why = usable();
         return why.empty() ? cuda_ref::affine(x, w, M, N, K, y, mag) : why;
+      };
+      refs_.dense_resident = [usable](const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K,
+                                      std::unique_ptr<RefResident>& out) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::dense_kept(x, w, M, N, K, out) : why;
+      };
+      refs_.affine_resident = [usable](const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K,
+                                       std::unique_ptr<RefResident>& out) {
+        const std::string why = usable();
+        return why.empty() ? cuda_ref::affine_kept(x, w, M, N, K, out) : why;
       };
     }
     return &refs_;

@@ -5,9 +5,14 @@
 // __dadd_rn: nothing for nvcc to contract). So the doubles equal the CPU's bit for bit; core checks
 // that before a run uses them (check_ref_device). The work is a plain 64 x 64 shared-memory tile:
 // H200's fp64 units do in about a second what 16 cores do in half a minute.
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <math_constants.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/ref_f64.hpp"
 
@@ -130,12 +135,13 @@ __global__ void __launch_bounds__(kThreads) affine_tile(const uint16_t* __restri
     }
 }
 
-// Device buffers of one call, freed on every path.
+// Device buffers of one call, freed on every path but those released to a Resident.
 struct Mem {
   void* p[8] = {};
   int n = 0;
   ~Mem() {
-    for (int i = 0; i < n; ++i) cudaFree(p[i]);
+    for (int i = 0; i < n; ++i)
+      if (p[i]) cudaFree(p[i]);
   }
   template <class T> cudaError_t get(T*& out, size_t bytes) {
     void* v = nullptr;
@@ -143,6 +149,10 @@ struct Mem {
     if (e == cudaSuccess) p[n++] = v;
     out = static_cast<T*>(v);
     return e;
+  }
+  void release(const void* v) {
+    for (int i = 0; i < n; ++i)
+      if (p[i] == v) p[i] = nullptr;
   }
 };
 
@@ -152,16 +162,170 @@ std::string err(const char* what, cudaError_t e) {
 
 dim3 tiles(int64_t M, int64_t N) { return dim3(unsigned((N + kTile - 1) / kTile), unsigned((M + kTile - 1) / kTile)); }
 
-// Launches, then copies y and mag back; a failed allocation is not sticky, so it is cleared.
+// One block's share of a check (RefChecked, reduced on the host over blocks in block order).
+struct Part {
+  unsigned long long outside, worst, near;
+  double worst_ratio, near_ratio;
+};
+constexpr int kCheckBlocks = 1024, kCheckThreads = 256;
+
+template <class T> __device__ __forceinline__ double as_double(const T* p, uint64_t i);
+template <> __device__ __forceinline__ double as_double(const uint16_t* p, uint64_t i) { return wide(p[i]); }  // bf16
+template <> __device__ __forceinline__ double as_double(const float* p, uint64_t i) { return double(p[i]); }
+template <> __device__ __forceinline__ double as_double(const double* p, uint64_t i) { return p[i]; }
+struct F16 {
+  uint16_t bits;
+};
+template <> __device__ __forceinline__ double as_double(const F16* p, uint64_t i) {
+  return double(__half2float(__ushort_as_half(p[i].bits)));
+}
+
+// Is (r, i) worse than (best, at): the larger ratio, the lower index on a tie. -1 and the index
+// count stand for none.
+__device__ __forceinline__ bool ahead(double r, unsigned long long i, double best, unsigned long long at) {
+  return r > best || (r == best && i < at);
+}
+
+// compare()'s pass (core/src/gates/common.cpp) over every output: each thread a strided share in
+// ascending order, then the block's, each op rounded alone as on the host.
+template <class T>
+__global__ void __launch_bounds__(kCheckThreads) check_kernel(const double* __restrict__ want, const double* __restrict__ mag,
+                                                             const T* __restrict__ got, uint64_t n, double kr, double ka,
+                                                             double kg, double kf, Part* parts) {
+  const unsigned long long none = ~0ull;
+  unsigned long long outside = 0, worst = none, near = none;
+  double wr = -1, nr = -1;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += uint64_t(gridDim.x) * blockDim.x) {
+    const double w = want[i], g = as_double(got, i);
+    double ratio;
+    if (!isfinite(w) || !isfinite(g)) {
+      if ((isnan(w) && isnan(g)) || w == g) continue;
+      ratio = CUDART_INF;
+    } else {
+      const double aw = fabs(w);
+      const double bound = __dadd_rn(__dadd_rn(__dadd_rn(__dmul_rn(kr, aw), __dmul_rn(ka, aw)), __dmul_rn(kg, fabs(mag[i]))), kf);
+      const double e = fabs(__dsub_rn(g, w));
+      if (e <= bound) {
+        double r = 0;
+        if (bound > 0) {
+          r = __ddiv_rn(e, bound);
+          r = r < 1.0 ? r : 1.0;
+        }
+        if (r > nr) nr = r, near = i;
+        continue;
+      }
+      ratio = bound > 0 ? __ddiv_rn(e, bound) : CUDART_INF;
+    }
+    ++outside;
+    if (ratio > wr) wr = ratio, worst = i;
+  }
+  __shared__ unsigned long long s_out[kCheckThreads], s_worst[kCheckThreads], s_near[kCheckThreads];
+  __shared__ double s_wr[kCheckThreads], s_nr[kCheckThreads];
+  const int t = threadIdx.x;
+  s_out[t] = outside, s_worst[t] = worst, s_near[t] = near, s_wr[t] = wr, s_nr[t] = nr;
+  __syncthreads();
+  for (int h = kCheckThreads / 2; h > 0; h /= 2) {
+    if (t < h) {
+      s_out[t] += s_out[t + h];
+      if (s_worst[t + h] != none && (s_worst[t] == none || ahead(s_wr[t + h], s_worst[t + h], s_wr[t], s_worst[t])))
+        s_wr[t] = s_wr[t + h], s_worst[t] = s_worst[t + h];
+      if (s_near[t + h] != none && (s_near[t] == none || ahead(s_nr[t + h], s_near[t + h], s_nr[t], s_near[t])))
+        s_nr[t] = s_nr[t + h], s_near[t] = s_near[t + h];
+    }
+    __syncthreads();
+  }
+  if (t == 0) parts[blockIdx.x] = {s_out[0], s_worst[0], s_near[0], s_wr[0], s_nr[0]};
+}
+
+// A buffer's answers kept on the device (kc/ref_device.hpp's RefResident): y and mag of n outputs.
+class Resident final : public RefResident {
+ public:
+  Resident(double* y, double* mag, uint64_t n) : y_(y), mag_(mag), n_(n) {}
+  ~Resident() override {
+    cudaFree(y_);
+    cudaFree(mag_);
+  }
+  uint64_t count() const override { return n_; }
+  std::string at(uint64_t i, double& want, double& mag) const override {
+    if (i >= n_) return "output " + std::to_string(i) + " of " + std::to_string(n_);
+    if (cudaError_t e = cudaMemcpy(&want, y_ + i, 8, cudaMemcpyDeviceToHost); e != cudaSuccess) return err("cudaMemcpy", e);
+    if (cudaError_t e = cudaMemcpy(&mag, mag_ + i, 8, cudaMemcpyDeviceToHost); e != cudaSuccess) return err("cudaMemcpy", e);
+    return {};
+  }
+  std::string fetch(double* want, double* mag) const override {
+    if (cudaError_t e = cudaMemcpy(want, y_, n_ * 8, cudaMemcpyDeviceToHost); e != cudaSuccess) return err("cudaMemcpy y", e);
+    if (cudaError_t e = cudaMemcpy(mag, mag_, n_ * 8, cudaMemcpyDeviceToHost); e != cudaSuccess) return err("cudaMemcpy mag", e);
+    return {};
+  }
+  std::string check(const void* got, DType t, const RefBound& k, RefChecked& out) const override {
+    size_t es = 0;
+    switch (t) {
+      case DType::bf16: case DType::f16: es = 2; break;
+      case DType::f32: es = 4; break;
+      case DType::f64: es = 8; break;
+      default: return std::string("outputs of type ") + dtype_name(t) + " are not checked on the device";
+    }
+    Mem mem;
+    void* dg = nullptr;
+    Part* dp = nullptr;
+    cudaError_t e = mem.get(dg, n_ * es);
+    if (e == cudaSuccess) e = mem.get(dp, sizeof(Part) * kCheckBlocks);
+    if (e == cudaSuccess) e = cudaMemcpy(dg, got, n_ * es, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return err("the check's buffers", e);
+    }
+    const unsigned blocks = unsigned(std::min<uint64_t>(kCheckBlocks, (n_ + kCheckThreads - 1) / kCheckThreads));
+    switch (t) {
+      case DType::bf16: check_kernel<<<blocks, kCheckThreads>>>(y_, mag_, static_cast<const uint16_t*>(dg), n_, k.r, k.a, k.g, k.floor, dp); break;
+      case DType::f16: check_kernel<<<blocks, kCheckThreads>>>(y_, mag_, static_cast<const F16*>(dg), n_, k.r, k.a, k.g, k.floor, dp); break;
+      case DType::f32: check_kernel<<<blocks, kCheckThreads>>>(y_, mag_, static_cast<const float*>(dg), n_, k.r, k.a, k.g, k.floor, dp); break;
+      default: check_kernel<<<blocks, kCheckThreads>>>(y_, mag_, static_cast<const double*>(dg), n_, k.r, k.a, k.g, k.floor, dp); break;
+    }
+    if (cudaError_t le = cudaGetLastError(); le != cudaSuccess) return err("the check's launch", le);
+    std::vector<Part> parts(blocks);
+    if (cudaError_t ce = cudaMemcpy(parts.data(), dp, sizeof(Part) * blocks, cudaMemcpyDeviceToHost); ce != cudaSuccess)
+      return err("the check's result", ce);
+    const unsigned long long none = ~0ull;
+    out = RefChecked{};
+    unsigned long long worst = none, near = none;
+    double wr = -1, nr = -1;
+    for (const Part& p : parts) {
+      out.outside += p.outside;
+      if (p.worst != none && (worst == none || p.worst_ratio > wr || (p.worst_ratio == wr && p.worst < worst)))
+        wr = p.worst_ratio, worst = p.worst;
+      if (p.near != none && (near == none || p.near_ratio > nr || (p.near_ratio == nr && p.near < near)))
+        nr = p.near_ratio, near = p.near;
+    }
+    if (worst != none) out.worst = worst, out.worst_ratio = wr;
+    if (near != none) out.near = near, out.near_ratio = nr;
+    return {};
+  }
+
+ private:
+  double* y_;
+  double* mag_;
+  uint64_t n_;
+};
+
+// Launches; then either copies y and mag back (keep null) or hands them to a Resident. A failed
+// allocation is not sticky, so it is cleared.
 template <class Launch>
-std::string finish(cudaError_t alloc, Launch&& launch, double* dy, double* dm, double* y, double* mag,
-                   size_t outs) {
+std::string finish(cudaError_t alloc, Launch&& launch, Mem& mem, double* dy, double* dm, double* y, double* mag,
+                   size_t outs, std::unique_ptr<RefResident>* keep) {
   if (alloc != cudaSuccess) {
     cudaGetLastError();
     return err("cudaMalloc", alloc);
   }
   launch();
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return err("launch", e);
+  if (keep) {
+    if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return err("the reference's kernels", e);
+    mem.release(dy);
+    mem.release(dm);
+    *keep = std::make_unique<Resident>(dy, dm, outs);
+    return {};
+  }
   if (cudaError_t e = cudaMemcpy(y, dy, outs * sizeof(double), cudaMemcpyDeviceToHost); e != cudaSuccess)
     return err("cudaMemcpy y", e);
   if (cudaError_t e = cudaMemcpy(mag, dm, outs * sizeof(double), cudaMemcpyDeviceToHost); e != cudaSuccess)
@@ -169,10 +333,9 @@ std::string finish(cudaError_t alloc, Launch&& launch, double* dy, double* dm, d
   return {};
 }
 
-}  // namespace
-
-std::string dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
-  if (M <= 0 || N <= 0) return {};
+std::string dense_to(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag,
+                     std::unique_ptr<RefResident>* keep) {
+  if (M <= 0 || N <= 0) return keep ? "no outputs" : "";
   Mem mem;
   uint16_t *dx = nullptr, *dw = nullptr;
   double *dy = nullptr, *dm = nullptr;
@@ -183,11 +346,13 @@ std::string dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K,
   if (e == cudaSuccess) e = mem.get(dm, outs * 8);
   if (e == cudaSuccess) e = cudaMemcpy(dx, x, size_t(M) * K * 2, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) e = cudaMemcpy(dw, w, size_t(N) * K * 2, cudaMemcpyHostToDevice);
-  return finish(e, [&] { dense_tile<<<tiles(M, N), kThreads>>>(dx, dw, M, N, K, dy, dm); }, dy, dm, y, mag, outs);
+  return finish(e, [&] { dense_tile<<<tiles(M, N), kThreads>>>(dx, dw, M, N, K, dy, dm); }, mem, dy, dm, y, mag, outs,
+                keep);
 }
 
-std::string affine(const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
-  if (M <= 0 || N <= 0) return {};
+std::string affine_to(const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag,
+                      std::unique_ptr<RefResident>* keep) {
+  if (M <= 0 || N <= 0) return keep ? "no outputs" : "";
   if (w.group % 32 != 0 || K % w.group != 0 || w.bits < 1 || w.bits > 8)
     return "bits " + std::to_string(w.bits) + ", group " + std::to_string(w.group) + " and k " + std::to_string(K) +
            " are not an affine shape it takes (k whole groups of 32, 64 or 128)";
@@ -214,7 +379,23 @@ std::string affine(const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int
         group_sums<<<unsigned((M * G + 255) / 256), 256>>>(dx, M, K, w.group, dgx);
         affine_tile<<<tiles(M, N), kThreads>>>(dx, dq, ds, db, dgx, w.bits, w.group, w.wpr, M, N, K, dy, dm);
       },
-      dy, dm, y, mag, outs);
+      mem, dy, dm, y, mag, outs, keep);
+}
+
+}  // namespace
+
+std::string dense(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
+  return dense_to(x, w, M, N, K, y, mag, nullptr);
+}
+std::string affine(const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K, double* y, double* mag) {
+  return affine_to(x, w, M, N, K, y, mag, nullptr);
+}
+std::string dense_kept(const bf16* x, const bf16* w, int64_t M, int64_t N, int64_t K, std::unique_ptr<RefResident>& out) {
+  return dense_to(x, w, M, N, K, nullptr, nullptr, &out);
+}
+std::string affine_kept(const bf16* x, const RefAffineW& w, int64_t M, int64_t N, int64_t K,
+                        std::unique_ptr<RefResident>& out) {
+  return affine_to(x, w, M, N, K, nullptr, nullptr, &out);
 }
 
 }  // namespace kc::cuda_ref

@@ -1,6 +1,9 @@
 #include "exec.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <vector>
 #include <fmt/format.h>
 
 #include "kc/numeric.hpp"
@@ -47,6 +50,39 @@ void guard_pattern(std::byte* dst, size_t n, DType t, uint64_t run, uint64_t str
     case DType::bf16: nan(uint16_t{}, 0x7fc0u); break;
     default: break;  // integer codes: every pattern is some value
   }
+}
+
+// Host bytes for a pattern on its way up or a buffer on its way down, kept by the thread between
+// calls: at the largest shapes a fresh vector zeroes hundreds of MB a launch, which nothing reads.
+static std::byte* scratch(size_t n) {
+  thread_local std::vector<std::byte> s;
+  if (s.size() < n) {
+    s.clear();
+    s.shrink_to_fit();
+    s.resize(n);
+  }
+  return s.data();
+}
+
+// A backend's device-made poison against the host's pattern, once a backend a process (on the first
+// buffer it poisons, up to 1 MiB of it): an unwritten output's bytes are printed in findings, so they
+// must be the host's.
+static void check_device_pattern(Backend& b, const void* dst, size_t n, uint64_t run, uint64_t stream) {
+  static std::mutex mu;
+  static std::vector<const Backend*> checked;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    if (std::find(checked.begin(), checked.end(), &b) != checked.end()) return;
+    checked.push_back(&b);
+  }
+  n = std::min<size_t>(n, size_t(1) << 20);
+  std::vector<std::byte> want(n), got(n);
+  pattern(want.data(), n, run, stream);
+  b.download(got.data(), dst, n);
+  for (size_t i = 0; i < n; ++i)
+    if (want[i] != got[i])
+      throw Error(fmt::format("{} made poison that differs from the host's pattern at byte {} of {} (run {}, stream {})",
+                              b.name(), i, n, run, stream));
 }
 
 static const std::string* in_place_input(const Spec& spec, const std::string& out) {
@@ -133,17 +169,16 @@ DeviceCase::~DeviceCase() {
 
 SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uint64_t run, double timeout_s) {
   last_run_ = run;
-  std::vector<std::byte> tmp;
   for (size_t k = 0; k < regions_.size(); ++k) {
     auto& r = regions_[k];
     if (r.in_place_out) continue;
     // Guards: fresh pattern each run, so a write of last run's guard value still shows.
     size_t back = r.total - guard_bytes - r.bytes;
-    tmp.resize(std::max(guard_bytes, back));
-    guard_pattern(tmp.data(), guard_bytes, r.type, run, 2 * k);
-    b_.upload(r.base, tmp.data(), guard_bytes);
-    guard_pattern(tmp.data(), back, r.type, run, 2 * k + 1);
-    if (back) b_.upload(r.data + r.bytes, tmp.data(), back);
+    std::byte* tmp = scratch(std::max(guard_bytes, back));
+    guard_pattern(tmp, guard_bytes, r.type, run, 2 * k);
+    b_.upload(r.base, tmp, guard_bytes);
+    guard_pattern(tmp, back, r.type, run, 2 * k + 1);
+    if (back) b_.upload(r.data + r.bytes, tmp, back);
     r.guard_run = run;
     bool written = r.role != Role::in;
     for (const auto& o : regions_)
@@ -151,10 +186,12 @@ SyncResult DeviceCase::launch(const std::function<void(const Buffers&)>& fn, uin
     if (!written || !r.bytes) continue;
     if (uploaded_[k]) {  // an input an in-place output writes over: restored before each run
       b_.upload(r.data, uploaded_[k], r.bytes);
+    } else if (!b_.fill_pattern(r.data, r.bytes, run, 1000 + k)) {
+      std::byte* poison = scratch(r.bytes);
+      pattern(poison, r.bytes, run, 1000 + k);
+      b_.upload(r.data, poison, r.bytes);
     } else {
-      tmp.resize(r.bytes);
-      pattern(tmp.data(), r.bytes, run, 1000 + k);
-      b_.upload(r.data, tmp.data(), r.bytes);
+      check_device_pattern(b_, r.data, r.bytes, run, 1000 + k);
     }
   }
   // A host backend's kernel runs inside this call: only a watchdog can cut a hang off (it ends
@@ -218,7 +255,6 @@ std::vector<std::string> DeviceCase::broken_guards() {
 
 std::vector<std::string> DeviceCase::changed_inputs() {
   std::vector<std::string> out;
-  std::vector<std::byte> got;
   for (size_t k = 0; k < regions_.size(); ++k) {
     auto& r = regions_[k];
     if (r.role != Role::in || r.in_place_out || !r.bytes) continue;
@@ -226,20 +262,20 @@ std::vector<std::string> DeviceCase::changed_inputs() {
     for (const auto& o : regions_)
       if (o.in_place_out && o.data == r.data) aliased = true;
     if (aliased) continue;
-    got.resize(r.bytes);
-    b_.download(got.data(), r.data, r.bytes);
+    std::byte* got = scratch(r.bytes);
+    b_.download(got, r.data, r.bytes);
     const std::byte* want = uploaded_[k];
-    if (std::memcmp(got.data(), want, r.bytes) == 0) continue;  // the usual case, at memory speed
+    if (std::memcmp(got, want, r.bytes) == 0) continue;  // the usual case, at memory speed
     size_t es = dtype_size(r.type), n = r.bytes / es, changed = 0, first = 0;
     for (size_t i = 0; i < n; ++i)
-      if (std::memcmp(got.data() + i * es, want + i * es, es) != 0) {
+      if (std::memcmp(got + i * es, want + i * es, es) != 0) {
         if (!changed) first = i;
         ++changed;
       }
     if (changed)
       out.push_back(fmt::format("input '{}' changed in {} of {} elements (first {}[{}]: {} became {})", r.name, changed,
                                 n, r.name, first, load_as_double(want, r.type, first),
-                                load_as_double(got.data(), r.type, first)));
+                                load_as_double(got, r.type, first)));
   }
   return out;
 }

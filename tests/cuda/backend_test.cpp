@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/factories.hpp"
+#include "core/src/exec.hpp"
 #include "kc/registry.hpp"
 #include "kc/runner.hpp"
 
@@ -63,6 +64,27 @@ TEST(CudaBackend, CopiesRoundTrip) {
     EXPECT_EQ(std::memcmp(a.data(), b.data(), n), 0) << n << " bytes";
   }
   EXPECT_EQ(backend()->sync(5).kind, kc::SyncResult::ok);
+}
+
+// Poison made on the device is the host's pattern() bit for bit, at odd sizes and offsets (a tail of
+// fewer than 8 bytes, a start off 8-byte alignment), under several runs and streams.
+TEST(CudaBackend, DevicePoisonIsTheHostsPattern) {
+  NEED_DEVICE();
+  const size_t n = (size_t(3) << 20) + 5;
+  void* p = backend()->alloc(n + 8);
+  for (uint64_t run : {1u, 2u, 977u})
+    for (uint64_t stream : {0u, 1003u})
+      for (size_t off : {size_t(0), size_t(3)}) {
+        ASSERT_TRUE(backend()->fill_pattern(static_cast<char*>(p) + off, n, run, stream));
+        std::vector<std::byte> want(n), got(n);
+        kc::detail::pattern(want.data(), n, run, stream);
+        backend()->download(got.data(), static_cast<char*>(p) + off, n);
+        size_t first = n;
+        for (size_t i = 0; i < n && first == n; ++i)
+          if (want[i] != got[i]) first = i;
+        EXPECT_EQ(first, n) << "run " << run << " stream " << stream << " offset " << off;
+      }
+  backend()->free(p);
 }
 
 TEST(CudaBackend, ServedKernelPassesCheckEntry) {

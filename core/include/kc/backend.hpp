@@ -2,6 +2,7 @@
 // recovery after a fault. One backend a folder under backends/; a backend not built is a stub that
 // says so by name. Core never includes a vendor header: a backend hides its API behind this.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,14 @@ class Backend {
   virtual void* alloc_fenced(size_t size) { (void)size; return nullptr; }
   virtual void free_fenced(void* base) { (void)base; }
   virtual void upload(void* dst, const void* src, size_t bytes) = 0;
+  // Writes the harness's poison pattern for (run, stream) over `bytes` of device memory at dst, made
+  // on the device, bit for bit what the host's would be (core checks that on its first use); false
+  // where the backend cannot, and the harness makes it on the host and uploads it. Throws Error
+  // where it tried and failed.
+  virtual bool fill_pattern(void* dst, size_t bytes, uint64_t run, uint64_t stream) {
+    (void)dst, (void)bytes, (void)run, (void)stream;
+    return false;
+  }
   virtual void download(void* dst, const void* src, size_t bytes) = 0;
   virtual void* stream() = 0;
   // Waits for the last launch; a launch still running after timeout_s is reported as a hang.

@@ -8,7 +8,9 @@
 #include "margin.hpp"
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
+#include "kc/ref_device.hpp"
 #include <mutex>
+#include <optional>
 
 namespace kc::detail {
 
@@ -33,20 +35,38 @@ std::vector<Shape> extreme_shapes(const Spec& spec) {
   return {lo, hi};
 }
 
+// FNV-style, a word at a time, over one piece of a buffer.
+static uint64_t piece_hash(const std::byte* p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
+  return h;
+}
+
 uint64_t output_hash(const Case& c) {
+  // Outputs run to gigabytes: pieces of a fixed size hashed on every core, then their hashes in
+  // order (the value does not depend on the core count; only equality between two runs is used).
+  constexpr size_t piece = size_t(1) << 20;
   uint64_t h = 0xcbf29ce484222325ull;
   for (const auto& b : c.buffers()) {
     if (b.decl.role == Role::in) continue;
-    const std::byte* p = b.bytes.data();
-    size_t i = 0;
-    for (; i + 8 <= b.bytes.size(); i += 8) {  // a word at a time: outputs run to gigabytes
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      h = (h ^ w) * 0x100000001b3ull;
+    const size_t n = b.bytes.size();
+    std::vector<uint64_t> ph((n + piece - 1) / piece);
+    parallel_for(int64_t(ph.size()), [&](int64_t lo, int64_t hi) {
+      for (int64_t k = lo; k < hi; ++k)
+        ph[size_t(k)] = piece_hash(b.bytes.data() + size_t(k) * piece, std::min(piece, n - size_t(k) * piece));
+    }, 8);
+    for (uint64_t v : ph) {
+      h = (h ^ v) * 0x100000001b3ull;
       h ^= h >> 29;
     }
-    for (; i < b.bytes.size(); ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
-    h = (h ^ b.bytes.size()) * 0x100000001b3ull;
+    h = (h ^ n) * 0x100000001b3ull;
   }
   return h;
 }
@@ -76,7 +96,11 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f) {
 
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn,
              const Case* inputs) {
-  Ran r{inputs ? *inputs : prepare_case(ctx, g, s, f), std::nullopt};
+  return run_case(ctx, s, f, inputs ? Case(*inputs) : prepare_case(ctx, g, s, f), fn);
+}
+
+Ran run_case(GateCtx& ctx, const Shape& s, Fill f, Case&& inputs, const std::function<void(const Buffers&)>* fn) {
+  Ran r{std::move(inputs), std::nullopt};
   auto t0 = Clock::now();
   DeviceCase dev(ctx.backend, ctx.entry.spec, r.c);
   ctx.phases.upload += seconds_since(t0);
@@ -113,24 +137,7 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
   return r;
 }
 
-// The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
-// r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
-// to the output's scale where the rig states one (Expected::scale: a result that cancels). A
-// formula's output (Expected::err) carries its own steps and functions' ulps: the spec's ops and mids
-// alone are added to it (ulps_a: the part of a that its ulps make, left out then).
-struct Coeffs {
-  double r = 0, a = 0, ulps_a = 0, g = 0, floor = 0, uo = 0;
-  double at(double w, double m, double sc = 0) const {
-    return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
-  }
-  double at(const Expected& e, size_t i) const {
-    const double w = e.want[i], m = e.mag.empty() ? 0 : e.mag[i];
-    if (e.err.empty()) return at(w, m, e.scale.empty() ? 0 : e.scale[i]);
-    return r * std::fabs(w) + (a - ulps_a) * std::fabs(w) + g * std::fabs(m) + e.err[i] * (1 + uo) + floor;
-  }
-};
-
-static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
+Coeffs error_coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma) {
   double uo = half_ulp(out);
   Coeffs c;
   c.uo = uo;
@@ -152,17 +159,17 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
 
 // A code output is checked by its interval alone (compare refuses one without): the bound's type is
 // its buffer's only where it has none.
-static DType rounding_type(const HostBuffer& hb, const Expected& e) {
+DType rounding_type(const HostBuffer& hb, const Expected& e) {
   return e.codes == Codes::none ? hb.decl.type : DType::u8;
 }
 
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale) {
-  return coeffs(spec, out, s, with_gamma).at(want, mag, scale);
+  return error_coeffs(spec, out, s, with_gamma).at(want, mag, scale);
 }
 
 double bound_at(const Spec& spec, const HostBuffer& hb, const Expected& e, size_t i, const Shape& s, bool with_gamma) {
-  return coeffs(spec, rounding_type(hb, e), s, with_gamma || !e.exact_sums).at(e, i);
+  return error_coeffs(spec, rounding_type(hb, e), s, with_gamma || !e.exact_sums).at(e, i);
 }
 
 static std::string fmtv(double v) { return fmt::format("{:.9g}", v); }
@@ -184,15 +191,78 @@ struct Failing {
 };
 }  // namespace
 
+// A buffer whose answers a device keeps (kc/ref_device.hpp), checked there: the failing text and the
+// margin as the host's pass below gives them, from the device's counts, worst and nearest outputs
+// and the answers at those two read back. nullopt where it passed (why: "" or what stopped the device).
+static std::optional<Failing> compare_kept(const RefResident& kept, const Expected& e, const HostBuffer& hb,
+                                           const Case& c, const Coeffs& k, std::optional<Margin>& margin,
+                                           std::string& why) {
+  RefChecked r;
+  why = kept.check(hb.bytes.data(), hb.decl.type, RefBound{k.r, k.a, k.g, k.floor}, r);
+  if (!why.empty()) return std::nullopt;
+  auto answer = [&](uint64_t i, double& want, double& mag) {
+    if (std::string bad = kept.at(i, want, mag); !bad.empty())
+      throw Error(fmt::format("the device that kept the answers for '{}' cannot read output {}: {}", e.name, i, bad));
+  };
+  if (r.near_ratio >= 0) {
+    double want = 0, mag = 0;
+    answer(r.near, want, mag);
+    Margin m;
+    m.ratio = r.near_ratio;
+    m.output = e.name;
+    m.index = size_t(r.near);
+    m.want = want;
+    m.got = load_as_double(hb.bytes.data(), hb.decl.type, m.index);
+    m.bound = k.at(want, mag);
+    m.shape = c.shape().str();
+    m.fill = c.fill().dist;
+    keep_worst(margin, m);
+  }
+  if (!r.outside) return std::nullopt;
+  const size_t i = size_t(r.worst);
+  double want = 0, mag = 0;
+  answer(r.worst, want, mag);
+  const double got = load_as_double(hb.bytes.data(), hb.decl.type, i);
+  std::string text;
+  if (!std::isfinite(want) || !std::isfinite(got))
+    text = fmt::format("{}[{}] want {} got {}", e.name, i, fmtv(want), fmtv(got));
+  else
+    text = fmt::format("{}[{}] want {} got {} |err| {:.3g} > bound {:.3g} ({:.3g}x)", e.name, i, fmtv(want), fmtv(got),
+                       std::fabs(got - want), k.at(want, mag), r.worst_ratio);
+  if (hb.decl.count > 1) text += fmt::format(", {} of {} {} outside", r.outside, hb.decl.count, e.name);
+  return Failing{r.worst_ratio, Why::bound, std::move(text)};
+}
+
 Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma) {
   Outcome o;
   o.shape = c.shape().str();
   std::optional<Margin> margin;
   std::vector<Failing> failing;  // one a failing buffer
-  for (const auto& e : exp) {
-    const HostBuffer& hb = c.buffer(e.name);
+  std::vector<Expected> fetched;  // answers a device kept and could not check, read back (rare)
+  for (const auto& e0 : exp) {
+    const HostBuffer& hb = c.buffer(e0.name);
     if (hb.decl.role == Role::in)
-      throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e.name));
+      throw Error(fmt::format("{}: reference() names '{}', which is an input", spec.name, e0.name));
+    const RefResident* kept = nullptr;
+    if (e0.want.empty() && hb.decl.count)
+      if (const ResidentScope* scope = ResidentScope::current()) kept = scope->find(hb.bytes.data());
+    if (kept) {
+      const Coeffs k = error_coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e0.exact_sums);
+      std::string why = kept->count() == hb.decl.count && e0.codes == Codes::none && e0.err.empty()
+                            ? "" : "it keeps another count or form";
+      if (why.empty()) {
+        if (std::optional<Failing> f = compare_kept(*kept, e0, hb, c, k, margin, why)) failing.push_back(std::move(*f));
+        if (why.empty()) continue;
+      }
+      // The device could not check: its answers come to the host, checked as any reference's.
+      Expected& e = fetched.emplace_back(e0);
+      e.want.resize(hb.decl.count);
+      e.mag.resize(hb.decl.count);
+      if (std::string bad = kept->fetch(e.want.data(), e.mag.data()); !bad.empty())
+        throw Error(fmt::format("{}: the device that kept the answers for '{}' cannot check them ({}) nor return them: {}",
+                                spec.name, e0.name, why, bad));
+    }
+    const Expected& e = kept ? fetched.back() : e0;
     const size_t count = output_count(hb, e.codes);
     if (e.want.size() != count || (!e.mag.empty() && e.mag.size() != count) || (!e.scale.empty() && e.scale.size() != count) ||
         (!e.err.empty() && e.err.size() != count) || (!e.lo.empty() && (e.lo.size() != count || e.hi.size() != count)))
@@ -202,7 +272,7 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     if (e.codes != Codes::none && !iv)
       throw Error(fmt::format("{}: '{}' holds {} codes: its reference needs intervals (Expected::lo, hi) in the "
                               "format's rounding", spec.name, e.name, codes_name(e.codes)));
-    const Coeffs k = coeffs(spec, rounding_type(hb, e), c.shape(), with_gamma || !e.exact_sums);
+    const Coeffs k = error_coeffs(spec, rounding_type(hb, e), c.shape(), with_gamma || !e.exact_sums);
     std::mutex m;
     Worst all;
     Near near;  // the passing output nearest its bound, for the margin

@@ -1,6 +1,8 @@
 // Gates 1-4 (one file each) and what they share. Internal to core.
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -93,6 +95,8 @@ Case prepare_case(GateCtx& ctx, Gate g, const Shape& s, Fill f);
 // Runs fn (default: the entry's launch) once on a new case, or on a copy of `inputs`.
 Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<void(const Buffers&)>* fn = nullptr,
              const Case* inputs = nullptr);
+// The same on a case the caller hands over (no copy of inputs that run to gigabytes).
+Ran run_case(GateCtx& ctx, const Shape& s, Fill f, Case&& inputs, const std::function<void(const Buffers&)>* fn = nullptr);
 
 // The entry's own launch on a case (gates 1-4 launch it through here): where the backend watches
 // launches, what it started is checked against the entry's launch records and its pick.
@@ -102,6 +106,26 @@ SyncResult launch_entry(GateCtx& ctx, DeviceCase& dev, const Shape& s,
 // Gate 5's run-time verdict on the entry's launches (not applicable where nothing was watched).
 Outcome gate_launches(GateCtx& ctx);
 
+// The bound's coefficients at one shape and output type: |o - w| <= r|w| + a max(|w|, sc) + g m + floor,
+// r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
+// to the output's scale where the rig states one (Expected::scale: a result that cancels). A
+// formula's output (Expected::err) carries its own steps and functions' ulps: the spec's ops and mids
+// alone are added to it (ulps_a: the part of a that its ulps make, left out then). The same for
+// every output of a buffer: a loop over outputs computes them once (they call the spec's depth).
+struct Coeffs {
+  double r = 0, a = 0, ulps_a = 0, g = 0, floor = 0, uo = 0;
+  double at(double w, double m, double sc = 0) const {
+    return r * std::fabs(w) + a * std::max(std::fabs(w), sc) + g * std::fabs(m) + floor;
+  }
+  double at(const Expected& e, size_t i) const {
+    const double w = e.want[i], m = e.mag.empty() ? 0 : e.mag[i];
+    if (e.err.empty()) return at(w, m, e.scale.empty() ? 0 : e.scale[i]);
+    return r * std::fabs(w) + (a - ulps_a) * std::fabs(w) + g * std::fabs(m) + e.err[i] * (1 + uo) + floor;
+  }
+};
+Coeffs error_coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma);
+// The type whose rounding an output is bounded by: a code output's (checked by its interval alone) is none.
+DType rounding_type(const HostBuffer& hb, const Expected& e);
 // The gate-3 bound for one output (DESIGN.md §2.4); with_gamma false gives gate 4's exact-sum bound.
 double error_bound(const Spec& spec, DType out, double want, double mag, const Shape& s, bool with_gamma,
                    double scale = 0);

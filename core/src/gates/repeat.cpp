@@ -70,17 +70,15 @@ static Outcome repeat_at(GateCtx& ctx, const Shape& s, const Fill& f, int runs, 
     if (!guards.empty()) return fail(Why::guard_broken, fmt::format("{}: {}", which, guards.front()));
     if (!changed.empty()) return fail(Why::input_changed, fmt::format("after {}: {}", which, changed.front()));
     Timed t(ctx.phases.check);
-    std::vector<std::vector<std::byte>> now;
-    for (const auto& b : c.buffers())
-      if (b.decl.role != Role::in) now.push_back(b.bytes);
-    if (first.empty()) {
-      first = std::move(now);
+    if (first.empty()) {  // run 1's bytes, kept; later runs compare with them where they lie
+      for (const auto& b : c.buffers())
+        if (b.decl.role != Role::in) first.push_back(b.bytes);
       return std::nullopt;
     }
     size_t bi = 0;
     for (const auto& b : c.buffers()) {
       if (b.decl.role == Role::in) continue;
-      const auto& a = first[bi], &n = now[bi];
+      const auto& a = first[bi], &n = b.bytes;
       ++bi;
       size_t es = dtype_size(b.decl.type), diff = 0, at = 0;
       if (a.size() == n.size() && std::memcmp(a.data(), n.data(), a.size()) == 0) continue;  // the usual case, fast

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <future>
 #include <mutex>
 
 #include "gates.hpp"
@@ -14,6 +15,9 @@
 namespace kc::detail {
 
 inline constexpr double required_miss = 100;
+// Cases of at most this many outputs (8192 x 16384) run their reference and replays side by side
+// (check_sums): seven expanded answers of 1 GiB at most held at once.
+inline constexpr size_t kTogetherOutputs = size_t(1) << 27;
 
 // What a kernel's miss of the exact-sum bound is: a half-precision sum where one of the six replays
 // gives what the kernel gave (within the same bound, or the same non-finite class) at the failing
@@ -29,6 +33,7 @@ static std::string explain_miss(GateCtx& ctx, const Case& c, const std::vector<E
   std::vector<Miss> miss;
   for (size_t e = 0; e < exp.size(); ++e) {
     const HostBuffer& hb = c.buffer(exp[e].name);
+    const Coeffs k = error_coeffs(spec, rounding_type(hb, exp[e]), c.shape(), !exp[e].exact_sums);
     for (size_t i = 0; i < exp[e].want.size() && i < output_count(hb, exp[e].codes); ++i) {
       const double w = exp[e].want[i], got = output_value(hb, exp[e].codes, i);
       if (!exp[e].lo.empty()) {
@@ -36,7 +41,7 @@ static std::string explain_miss(GateCtx& ctx, const Case& c, const std::vector<E
         miss.push_back({e, i, got, std::max(exp[e].hi[i] - exp[e].lo[i], 0.0)});
         continue;
       }
-      const double b = bound_at(spec, hb, exp[e], i, c.shape(), false);
+      const double b = k.at(exp[e], i);
       const bool ok = std::isfinite(w) && std::isfinite(got) ? std::fabs(got - w) <= b
                                                              : fclass(w) == fclass(got) && (std::isnan(w) || w == got);
       if (!ok) miss.push_back({e, i, got, b});
@@ -67,11 +72,41 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
   Outcome o;
   o.shape = s.str();
   Case c = prepare_case(ctx, Gate::sums, s, f);
-  const std::vector<Expected> exp = timed(ctx.phases.reference, [&] { return ctx.entry.rig.reference(c); });
+  // The reference and the six replays read the case alone, so they run side by side: attention's few
+  // long rows keep a few cores busy each (a row a core), and a projection's replays each expand
+  // its few patterns to every output from one thread. Past kTogetherOutputs, one after another.
+  size_t outputs = 0;
+  for (const auto& b : c.buffers())
+    if (b.decl.role != Role::in) outputs += b.decl.count;
+  const bool together = outputs <= kTogetherOutputs;
+  std::vector<std::future<std::vector<std::vector<double>>>> early;
+  std::vector<Expected> exp;
+  {
+    Timed t(ctx.phases.reference);
+    if (together)
+      for (SumFormat fm : {SumFormat::f16, SumFormat::bf16})
+        for (SumOrder od : {SumOrder::chain, SumOrder::halves, SumOrder::lanes32})
+          early.push_back(std::async(std::launch::async, [&ctx, &c, fm, od] { return ctx.entry.rig.simulate(c, fm, od); }));
+    try {
+      exp = ctx.entry.rig.reference(c);
+    } catch (...) {
+      for (auto& r : early) r.wait();  // none outlives the case
+      throw;
+    }
+  }
   std::vector<std::string> weak, margins;
+  size_t replay = 0;
   for (SumFormat fm : {SumFormat::f16, SumFormat::bf16})
     for (SumOrder od : {SumOrder::chain, SumOrder::halves, SumOrder::lanes32}) {
-      const auto rep = timed(ctx.phases.reference, [&] { return ctx.entry.rig.simulate(c, fm, od); });
+      std::vector<std::vector<double>> rep;
+      try {
+        rep = timed(ctx.phases.reference,
+                    [&] { return together ? early[replay].get() : ctx.entry.rig.simulate(c, fm, od); });
+      } catch (...) {
+        for (size_t k = replay + 1; k < early.size(); ++k) early[k].wait();
+        throw;
+      }
+      ++replay;
       Timed t(ctx.phases.check);
       if (rep.size() != exp.size())
         throw Error(fmt::format("{}: simulate() gave {} outputs, reference() {}", spec.name, rep.size(), exp.size()));
@@ -79,6 +114,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
       std::mutex mu;
       for (size_t e = 0; e < exp.size(); ++e) {
         const HostBuffer& hb = c.buffer(exp[e].name);
+        const Coeffs k = error_coeffs(spec, rounding_type(hb, exp[e]), s, !exp[e].exact_sums);
         const int64_t n = int64_t(std::min(exp[e].want.size(), rep[e].size()));
         // Every output on every core (8192 x 16384 outputs, six replays): the largest miss.
         parallel_for(n, [&](int64_t lo, int64_t hi) {
@@ -86,7 +122,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
           for (int64_t i = lo; i < hi; ++i) {
             double w = exp[e].want[i], r = rep[e][i];
             if (!std::isfinite(w)) continue;
-            double b = bound_at(spec, hb, exp[e], size_t(i), s, false);
+            double b = k.at(exp[e], size_t(i));
             double ratio = !std::isfinite(r) ? INFINITY : std::fabs(r - w) / b;
             mine = std::max(mine, ratio);
           }
@@ -111,7 +147,7 @@ Outcome check_sums(GateCtx& ctx, const Shape& s, const Fill& f) {
     }
     o.notes.push_back(fmt::format("margins only ({}): {}", spec.sums->hidden, fmt::join(weak, ", ")));
   }
-  Ran r = run_case(ctx, Gate::sums, s, f, nullptr, &c);
+  Ran r = run_case(ctx, s, f, std::move(c));  // every replay has finished with c
   if (r.problem) return *r.problem;
   Outcome k = timed(ctx.phases.check, [&] { return compare(spec, r.c, exp, false); });
   k.notes = o.notes;

@@ -234,7 +234,7 @@ std::vector<Expected> reference(const Case& c) {
   Expected e;
   e.name = "y";
   e.exact_sums = true;
-  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n));
+  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n), c.buffer("y").bytes.data());
   // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes of x, or of
   // q, s and b, checked) is evaluated once. Random fills have no equal rows and take the whole GEMM.
   const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
@@ -251,7 +251,11 @@ std::vector<Expected> reference(const Case& c) {
     fam::ref_affine(xs.data(), fam::AffineW{qs.data(), ss.data(), bs.data(), st.bits, st.group, st.wpr}, dx, dw, st.k,
                     y.data(), m.data());
     dst.scatter(y, m, xc, wc);
-  } else {
+  } else if (!fam::ref_resident_took(c.buffer("y").bytes.data(), c.fill(), st.m, st.n, st.k,
+                                     [&](const RefDevice& d, std::unique_ptr<RefResident>& r) {
+                                       return d.affine_resident ? d.affine_resident(x.data(), w, st.m, st.n, st.k, r)
+                                                                : std::string();
+                                     })) {
     fam::ref_affine(x.data(), w, st.m, st.n, st.k, dst.want(), dst.mag());
   }
   std::vector<Expected> out;

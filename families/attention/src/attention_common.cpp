@@ -1,5 +1,6 @@
 // The attention family's geometry, addressing and one row's float64 formula (attention_common.hpp).
 #include "attention_common.hpp"
+#include "kc/parallel.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -89,17 +90,21 @@ Inputs read_inputs(const Case& c, const Geometry& g) {
 
 RowKeys row_keys(const Inputs& in, int64_t s, int64_t r, int64_t qh, Span span) {
   RowKeys k;
-  const int64_t d = in.g.d, kh = qh / in.g.group;
+  const int64_t d = in.g.d, kh = qh / in.g.group, n = std::max<int64_t>(0, span.end - span.lo);
   const double* q = in.qrow(s, r, qh);
-  for (int64_t j = span.lo; j < span.end; ++j) {
-    const int64_t off = in.kv_at(s, j, kh);
-    const double* kr = &in.k[size_t(off)];
-    double dot = 0, a = 0;
-    for (int64_t t = 0; t < d; ++t) dot += q[t] * kr[t], a += std::fabs(q[t] * kr[t]);
-    k.s.push_back(double(in.g.scale) * dot);
-    k.a.push_back(a);
-    k.v.push_back(&in.v[size_t(off)]);
-  }
+  k.s.resize(size_t(n)), k.a.resize(size_t(n)), k.v.resize(size_t(n));
+  // Each key's score alone, so a long row's keys spread over the cores.
+  kc::parallel_for(n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t off = in.kv_at(s, span.lo + i, kh);
+      const double* kr = &in.k[size_t(off)];
+      double dot = 0, a = 0;
+      for (int64_t t = 0; t < d; ++t) dot += q[t] * kr[t], a += std::fabs(q[t] * kr[t]);
+      k.s[size_t(i)] = double(in.g.scale) * dot;
+      k.a[size_t(i)] = a;
+      k.v[size_t(i)] = &in.v[size_t(off)];
+    }
+  }, wide_grain(d));
   return k;
 }
 
@@ -127,11 +132,14 @@ template <class Sum> RowValue formula(const std::vector<double>& s, const std::v
   // stride through every value row (128k keys of 128 doubles: 128 passes over 128 MiB).
   for (size_t j = 0; j < n; ++j)
     for (int64_t x = 0; x < d; ++x) t[size_t(x) * n + j] = p[j] * v[j][x];
-  std::vector<double> tx;
-  for (int64_t x = 0; x < d; ++x) {
-    tx.assign(t.begin() + ptrdiff_t(size_t(x) * n), t.begin() + ptrdiff_t(size_t(x + 1) * n));
-    out.o[size_t(x)] = unnormalized ? sum(tx) : sum(tx) / out.l;
-  }
+  // Each component's sum alone (its terms in key order), so a long row's components spread over the cores.
+  kc::parallel_for(d, [&](int64_t lo, int64_t hi) {
+    std::vector<double> tx;
+    for (int64_t x = lo; x < hi; ++x) {
+      tx.assign(t.begin() + ptrdiff_t(size_t(x) * n), t.begin() + ptrdiff_t(size_t(x + 1) * n));
+      out.o[size_t(x)] = unnormalized ? sum(tx) : sum(tx) / out.l;
+    }
+  }, wide_grain(int64_t(n)));
   out.lse = c + std::log(out.l);
   if (base == LseBase::two) out.lse *= M_LOG2E;
   return out;
@@ -150,14 +158,18 @@ RowValue row_replay(const Inputs& in, int64_t s, int64_t r, int64_t qh, Span spa
                     bool unnormalized, LseBase base) {
   const int64_t d = in.g.d, kh = qh / in.g.group;
   const double* q = in.qrow(s, r, qh);
-  std::vector<double> sc, terms(static_cast<size_t>(d));
-  std::vector<const double*> v;
-  for (int64_t j = span.lo; j < span.end; ++j) {
-    const int64_t off = in.kv_at(s, j, kh);
-    for (int64_t t = 0; t < d; ++t) terms[size_t(t)] = q[t] * in.k[size_t(off + t)];
-    sc.push_back(double(in.g.scale) * replay_sum(terms.data(), terms.size(), f, o));
-    v.push_back(&in.v[size_t(off)]);
-  }
+  const int64_t n = std::max<int64_t>(0, span.end - span.lo);
+  std::vector<double> sc(static_cast<size_t>(n));
+  std::vector<const double*> v(static_cast<size_t>(n));
+  kc::parallel_for(n, [&](int64_t lo, int64_t hi) {
+    std::vector<double> terms(static_cast<size_t>(d));
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t off = in.kv_at(s, span.lo + i, kh);
+      for (int64_t t = 0; t < d; ++t) terms[size_t(t)] = q[t] * in.k[size_t(off + t)];
+      sc[size_t(i)] = double(in.g.scale) * replay_sum(terms.data(), terms.size(), f, o);
+      v[size_t(i)] = &in.v[size_t(off)];
+    }
+  }, wide_grain(d));
   return formula(sc, v, d, unnormalized, base,
                  [&](const std::vector<double>& x) { return x.empty() ? 0.0 : replay_sum(x.data(), x.size(), f, o); });
 }

@@ -2,6 +2,7 @@
 // caches' addressing, the inputs read back as doubles, the decode plants and one row's float64
 // formula. Internal to core.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ struct RowKeys {
   std::vector<const double*> v;
 };
 RowKeys row_keys(const Inputs& in, int64_t s, int64_t r, int64_t qh, Span span);
+// The grain for a loop inside one row whose steps each cost `width` operations: a few long rows (a
+// decode of 128k keys) use every core, the many short rows of a prompt stay one thread each.
+inline int64_t wide_grain(int64_t width) { return std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, width)); }
 
 // The formula on one row's keys: out (d values, o / l) and lse, or with `unnormalized` o, and m, l.
 struct RowValue {

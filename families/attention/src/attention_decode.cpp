@@ -23,10 +23,13 @@ struct Slots {
 // Gate 4's magnitudes: sum p |v| / l for out (it cancels: scale too), |lse| for lse.
 void sums_mag(const RowKeys& k, const RowValue& v, int64_t d, const Slots& at) {
   std::vector<double> m(size_t(d), 0.0);
-  for (size_t j = 0; j < k.s.size(); ++j) {  // key-major: one pass over the value rows
-    const double p = std::exp(k.s[j] - v.m);
-    for (int64_t t = 0; t < d; ++t) m[size_t(t)] += p * std::fabs(k.v[j][t]);
-  }
+  // Key-major within a slice of components (each component's sum in key order), slices on every core.
+  kc::parallel_for(d, [&](int64_t t0, int64_t t1) {
+    for (size_t j = 0; j < k.s.size(); ++j) {
+      const double p = std::exp(k.s[j] - v.m);
+      for (int64_t t = t0; t < t1; ++t) m[size_t(t)] += p * std::fabs(k.v[j][t]);
+    }
+  }, wide_grain(int64_t(k.s.size())));
   for (int64_t t = 0; t < d; ++t)
     if (at.o) at.o->mag[at.o_at + t] = at.o->scale[at.o_at + t] = at.lse ? m[size_t(t)] / v.l : m[size_t(t)];
   for (Expected* e : {at.lse, at.m, at.l})
@@ -52,13 +55,17 @@ void write_row(const RowKeys& k, const RowValue& v, const Allow& al, const Steps
   for (size_t j = 0; j < k.s.size(); ++j) delta[j] = std::isfinite(k.s[j]) ? score_delta(k.s[j], k.a[j], scale, al) : 0;
   if (at.lse) {  // normalized: out = o / l and lse
     const Spread sp = spread(k.s, delta, al, false);
-    for (int64_t t = 0; t < d; ++t) set_iv(*at.o, at.o_at + t, finish(ratio_range(sp, k.v, t, nullptr, al), al.ops, ot));
+    kc::parallel_for(d, [&](int64_t t0, int64_t t1) {  // each component's range alone
+      for (int64_t t = t0; t < t1; ++t) set_iv(*at.o, at.o_at + t, finish(ratio_range(sp, k.v, t, nullptr, al), al.ops, ot));
+    }, wide_grain(int64_t(k.s.size())));
     set_iv(*at.lse, at.at, finish(lse_range(sp, nullptr, al), 0, DType::f32));
     return;
   }
   // A partial's m, l and unnormalized o, each relative to the kernel's own max.
   const Spread sp = spread(k.s, delta, al, true);
-  for (int64_t t = 0; t < d; ++t) set_iv(*at.o, at.o_at + t, finish(sum_range(sp, k.v, t, al), 0, DType::f32));
+  kc::parallel_for(d, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) set_iv(*at.o, at.o_at + t, finish(sum_range(sp, k.v, t, al), 0, DType::f32));
+  }, wide_grain(int64_t(k.s.size())));
   set_iv(*at.m, at.at, finish(max_range(k.s, delta), 0, DType::f32));
   set_iv(*at.l, at.at, finish(weight_sum_range(sp, nullptr, al), 0, DType::f32));
 }

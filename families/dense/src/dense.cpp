@@ -143,7 +143,7 @@ std::vector<Expected> reference(const Case& c) {
   Expected e;
   e.name = "y";
   e.exact_sums = true;
-  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n));
+  fam::ExpectedFill dst(e, c.fill(), size_t(st.m * st.n), c.buffer("y").bytes.data());
   // Gates 1 and 4 fill rows from a few patterns: each distinct pair of rows (equal bytes, checked)
   // is evaluated once. Random fills have no equal rows and take the whole GEMM.
   const auto xc = fam::row_classes({{x.data(), size_t(st.k) * sizeof(bf16)}}, st.m);
@@ -154,7 +154,11 @@ std::vector<Expected> reference(const Case& c) {
     std::vector<double> y(size_t(dx * dw)), m(y.size());
     fam::ref_dense(xs.data(), ws.data(), dx, dw, st.k, y.data(), m.data());
     dst.scatter(y, m, xc, wc);
-  } else {
+  } else if (!fam::ref_resident_took(c.buffer("y").bytes.data(), c.fill(), st.m, st.n, st.k,
+                                     [&](const RefDevice& d, std::unique_ptr<RefResident>& r) {
+                                       return d.dense_resident ? d.dense_resident(x.data(), w.data(), st.m, st.n, st.k, r)
+                                                               : std::string();
+                                     })) {
     fam::ref_dense(x.data(), w.data(), st.m, st.n, st.k, dst.want(), dst.mag());
   }
   std::vector<Expected> out;

@@ -7,12 +7,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
 #include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
+#include "kc/ref_device.hpp"
 #include "kc/rig.hpp"
 #include "kc/types.hpp"
 
@@ -174,12 +178,70 @@ inline void scatter_classes(const std::vector<double>& small, const RowClasses& 
   }, 16);
 }
 
+// Gate 1's answers by row class (RefResident): output [m, n] is the class pair's. Its classes are
+// checked through the pairs, on every core; the rest expands them (a reference's fallback).
+class ClassAnswers final : public RefResident {
+ public:
+  ClassAnswers(std::vector<double> y, std::vector<double> mag, RowClasses a, RowClasses b)
+      : y_(std::move(y)), mag_(std::move(mag)), a_(std::move(a)), b_(std::move(b)) {}
+  uint64_t count() const override { return uint64_t(a_.rep.size() * b_.rep.size()); }
+  std::string at(uint64_t i, double& want, double& mag) const override {
+    const size_t k = pair(i);
+    want = y_[k], mag = mag_.empty() ? 0 : mag_[k];
+    return {};
+  }
+  std::string fetch(double* want, double* mag) const override {
+    std::vector<double> w, m;
+    scatter_classes(y_, a_, b_, w);
+    std::copy(w.begin(), w.end(), want);
+    if (!mag_.empty()) scatter_classes(mag_, a_, b_, m);
+    else m.assign(w.size(), 0.0);
+    std::copy(m.begin(), m.end(), mag);
+    return {};
+  }
+  std::string check(const void*, DType, const RefBound&, RefChecked&) const override {
+    return "answers by row class are checked expanded";
+  }
+  std::string classes(const void* got, DType t, uint64_t& differ, uint64_t& first) const override {
+    const int64_t rows = int64_t(a_.rep.size()), cols = int64_t(b_.rep.size()), nb = int64_t(b_.first.size());
+    std::vector<FClass> want(y_.size());
+    for (size_t k = 0; k < y_.size(); ++k) want[k] = fclass(y_[k]);
+    std::mutex mu;
+    differ = 0, first = uint64_t(rows * cols);
+    kc::parallel_for(rows, [&](int64_t lo, int64_t hi) {
+      uint64_t n = 0, f = uint64_t(rows * cols);
+      for (int64_t m = lo; m < hi; ++m) {
+        const FClass* row = &want[size_t(a_.rep[m] * nb)];
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint64_t i = uint64_t(m * cols + c);
+          if (row[b_.rep[c]] != fclass(load_as_double(got, t, i)) && !n++) f = i;
+        }
+      }
+      std::lock_guard<std::mutex> l(mu);
+      differ += n;
+      first = std::min(first, f);
+    }, 16);
+    return {};
+  }
+
+ private:
+  size_t pair(uint64_t i) const {
+    const uint64_t cols = b_.rep.size();
+    return size_t(a_.rep[i / cols] * int64_t(b_.first.size()) + b_.rep[i % cols]);
+  }
+  std::vector<double> y_, mag_;
+  RowClasses a_, b_;
+};
+
 // The want and magnitude vectors of a dense or affine reference. Gate 1 compares classes alone, so
 // its fills (non-finite plants) leave the magnitudes out: at the largest shapes that is a gigabyte of
-// doubles no gate reads, built and expanded for every plant. Every other fill gets both.
+// doubles no gate reads, built and expanded for every plant. Every other fill gets both. Inside a
+// ResidentScope (kc/ref_device.hpp) gate 1's class pairs are kept as they are (ClassAnswers) under
+// the output's host bytes `out`, and want stays empty.
 class ExpectedFill {
  public:
-  ExpectedFill(Expected& e, const Fill& f, size_t n) : e_(e), n_(n), classes_only_(f.kind == FillKind::nonfinite) {}
+  ExpectedFill(Expected& e, const Fill& f, size_t n, const void* out = nullptr)
+      : e_(e), n_(n), classes_only_(f.kind == FillKind::nonfinite), out_(out) {}
   // Where a whole (not row-class) reference writes: the entry's vectors, sized; the magnitudes of a
   // gate-1 fill go to scratch, dropped with this object.
   double* want() {
@@ -193,6 +255,10 @@ class ExpectedFill {
   }
   // Outputs from the class pairs' (scatter_classes).
   void scatter(const std::vector<double>& y, const std::vector<double>& m, const RowClasses& a, const RowClasses& b) {
+    if (ResidentScope* scope = classes_only_ && out_ ? ResidentScope::current() : nullptr) {
+      scope->keep(out_, std::make_unique<ClassAnswers>(y, std::vector<double>(), a, b));
+      return;
+    }
     scatter_classes(y, a, b, e_.want);
     if (!classes_only_) scatter_classes(m, a, b, e_.mag);
   }
@@ -201,6 +267,7 @@ class ExpectedFill {
   Expected& e_;
   size_t n_;
   bool classes_only_;
+  const void* out_;
   std::vector<double> scratch_;
 };
 

@@ -13,6 +13,10 @@
 #include "kc/ref_device.hpp"
 #include "kc/types.hpp"
 
+namespace kc {
+struct Fill;
+}
+
 namespace kc::fam {
 
 // y[m*N + n] = sum_k x[m*K + k] * w[n*K + k] and mag[m*N + n] = sum_k |x[m*K + k] * w[n*K + k]|,
@@ -36,6 +40,13 @@ void ref_affine_cpu(const bf16* x, const AffineW& w, int64_t M, int64_t N, int64
 // it to the CPU: no device, a small problem, or the call failed (its reason kept for
 // take_ref_fallback()).
 bool ref_device_took(int64_t M, int64_t N, int64_t K, const std::function<std::string(const RefDevice&)>& call);
+
+// True when the run's reference device computed an M x N x K problem and keeps its answers for the
+// thread's ResidentScope, under `out` (the host output buffer's bytes; call it, "" = done): a random
+// fill's reference inside such a scope (gate 3) then leaves want and mag empty. False leaves it to
+// ref_dense or ref_affine: no scope, another fill, no device, a small problem, or no such form there.
+bool ref_resident_took(const void* out, const Fill& f, int64_t M, int64_t N, int64_t K,
+                       const std::function<std::string(const RefDevice&, std::unique_ptr<RefResident>&)>& call);
 
 // Which micro-kernels run: "avx512", "avx2" or "portable" (the best this CPU has, unless forced).
 enum class RefIsa { best, portable, avx2, avx512 };
