@@ -55,7 +55,7 @@ json to_json(const GateEvent& e) {
 
 GateEvent from_json(const json& j, const std::string& backend) {
   int g = j.at("gate").get<int>(), st = j.at("status").get<int>();
-  if (g < int(Gate::nonfinite) || g > int(Gate::invariance)) throw Error(fmt::format("gate {} out of range", g));
+  if (g < int(Gate::nonfinite) || g > int(Gate::far)) throw Error(fmt::format("gate {} out of range", g));
   if (st < int(Status::pass) || st > int(Status::also)) throw Error(fmt::format("status {} out of range", st));
   GateEvent e{backend, j.at("entry").get<std::string>(), Gate(g), Status(st), j.at("why").get<std::string>(),
               j.at("shape").get<std::string>(), j.at("detail").get<std::string>()};
@@ -179,7 +179,8 @@ std::vector<std::string> child_args(const RunOptions& opt, const std::string& ba
 Gate next_gate(const std::vector<GateEvent>& evs) {
   int g = int(Gate::nonfinite);
   for (const auto& e : evs)
-    if (e.gate != Gate::limits) g = e.gate == Gate::sums || e.gate == Gate::invariance ? int(Gate::invariance) : int(e.gate) + 1;
+    if (e.gate != Gate::limits)
+      g = e.gate == Gate::sums ? int(Gate::invariance) : std::min(int(e.gate) + 1, int(Gate::far));
   return Gate(g);
 }
 

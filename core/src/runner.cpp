@@ -134,10 +134,12 @@ std::vector<GateEvent> run_entry(const Registration& reg, Backend& b, const RunO
                                                                    {Gate::repeat, detail::gate_repeat},
                                                                    {Gate::shapes, detail::gate_shapes},
                                                                    {Gate::sums, detail::gate_sums},
-                                                                   {Gate::invariance, detail::gate_invariance}};
+                                                                   {Gate::invariance, detail::gate_invariance},
+                                                                   {Gate::far, detail::gate_far}};
   for (const auto& [g, fn] : gates) {
     // The invariance line only where a spec states invariance (or a control was built to fail it).
     if (g == Gate::invariance && e.spec.invariant.empty() && e.spec.control_gate != Gate::invariance) continue;
+    if (g == Gate::far && e.spec.far_dim.empty() && e.spec.control_gate != Gate::far) continue;
     const auto t0 = detail::Clock::now();
     ctx.phases = {};
     Outcome o;

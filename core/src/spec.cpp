@@ -251,6 +251,17 @@ void Spec::validate() const {
     if (std::find(invariant.begin(), invariant.begin() + i, invariant[i]) != invariant.begin() + i)
       fail("invariant", fmt::format("'{}' named twice", invariant[i]));
   }
+  if (!far_dim.empty()) {
+    if (!dim(far_dim)) fail("far", fmt::format("'{}' is not one of its dims", far_dim));
+    for (const auto& d : dims)
+      if (!far_shape.has(d.name)) fail("far", fmt::format("the far shape {} has no '{}'", far_shape.str(), d.name));
+    for (const auto& [d, v] : far_shape.dims()) {
+      if (!dim(d)) fail("far", fmt::format("the far shape names '{}', not one of its dims", d));
+      else if (v < 1) fail("far", fmt::format("the far shape's '{}' is {}", d, v));
+    }
+    if (dim(far_dim) && far_shape.has(far_dim) && far_shape[far_dim] < 2)
+      fail("far", fmt::format("the far shape's '{}' must be at least 2 (its rows are checked apart)", far_dim));
+  }
   for (const auto& k : known)
     if (k.what.empty()) fail("known", fmt::format("the finding on gate {} says nothing of what fails", gate_name(k.gate)));
   if (control) {
@@ -341,6 +352,12 @@ Entry&& Entry::chained(std::vector<std::string> inputs) && {
 
 Entry&& Entry::invariant(const std::string& dim) && {
   spec.invariant.push_back(dim);
+  return std::move(*this);
+}
+
+Entry&& Entry::far(const std::string& dim, Shape shape) && {
+  spec.far_dim = dim;
+  spec.far_shape = std::move(shape);
   return std::move(*this);
 }
 

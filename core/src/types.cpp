@@ -50,6 +50,7 @@ const char* gate_name(Gate g) {
     case Gate::sums: return "sums";
     case Gate::limits: return "limits";
     case Gate::invariance: return "invariance";
+    case Gate::far: return "far";
   }
   return "?";
 }

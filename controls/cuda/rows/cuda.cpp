@@ -27,6 +27,21 @@ KC_CONTROL("rows/ctl_add_rms_norm_drop_h/bf16", cuda) {
       });
 }
 
+// u32_offset.cuh: a row sum whose byte offsets wrap at 4 GiB, red at the far shape alone.
+KC_CONTROL("rows/ctl_u32_offset/f32", cuda) {
+  return kc::rows::sum(kc::DType::f32, kc::DType::f32)
+      .served({{"rows", {1, 64}}, {"cols", {1024, 16384}}})
+      // A thread's strided terms, then the block's tree of 8 levels.
+      .sums(kc::DType::f32, [](const kc::Shape& s) { return double((s["cols"] + 255) / 256 + 8); })
+      .far("rows", {{"rows", 65537}, {"cols", 16384}})
+      .launches({"rows/ctl_u32_offset/f32"})
+      .control(kc::Gate::far, kc::Why::bound)
+      .launch([](const kc::Buffers& b) {
+        kc::rows_ctl::u32_offset(b.in<float>("x"), b.out<float>("y"), int(b.shape()["rows"]), int(b.shape()["cols"]),
+                                 b.stream());
+      });
+}
+
 // atomic_sum.cuh: a row sum whose atomic adds change order from run to run.
 KC_CONTROL("rows/ctl_atomic_sum/f32", cuda) {
   return kc::rows::sum(kc::DType::f32, kc::DType::f32)

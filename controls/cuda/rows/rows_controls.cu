@@ -19,6 +19,7 @@
 #include "layer_norm_one_pass.cuh"
 #include "swiglu_drop_silu.cuh"
 #include "tail_drop_sum.cuh"
+#include "u32_offset.cuh"
 
 namespace kc::rows_ctl {
 namespace {
@@ -31,6 +32,10 @@ using kc::cu::warp_rows_grid;
 void add_rms_norm_drop_h(const void* x, const void* r, const void* w, void* h, void* y, int rows, int cols, float eps,
                          void* stream) {
   kc::cu::launch_add_rms_norm<true>(x, r, w, h, y, rows, cols, eps, as_stream(stream));
+}
+
+void u32_offset(const float* x, float* y, int rows, int cols, void* stream) {
+  kc_ctl_u32_offset<<<rows, 256, 0, as_stream(stream)>>>(x, y, cols);
 }
 
 void atomic_sum(const float* x, float* y, int rows, int cols, unsigned run, void* stream) {

@@ -9,6 +9,8 @@ namespace kc::rows_ctl {
 // add_rms_norm_drop_h.cuh: the once-rounded norm (launch_add_rms_norm<true>) on bf16 x, r, w, h, y.
 void add_rms_norm_drop_h(const void* x, const void* r, const void* w, void* h, void* y, int rows, int cols, float eps,
                          void* stream);
+// u32_offset.cuh: a row sum whose row offset wraps at 4 GiB.
+void u32_offset(const float* x, float* y, int rows, int cols, void* stream);
 // atomic_sum.cuh: y cleared, then the atomic sum in the order of launch number `run`.
 void atomic_sum(const float* x, float* y, int rows, int cols, unsigned run, void* stream);
 // The one-warp-a-row controls, bf16 x [rows, cols]: y [rows] is fp32 (float*) or bf16 (void*).

@@ -89,6 +89,10 @@ struct Spec {
   // invariance check): each buffer that grows with such a dim leads with it, one row an index, and
   // an output row's bytes depend only on that row of the inputs and the buffers that do not grow.
   std::vector<std::string> invariant;
+  // A shape at which some buffer passes 2^31 elements or bytes, and the dim along which its output
+  // rows are independent (as for invariant): the far-offset check runs it there (Entry::far).
+  std::string far_dim;
+  Shape far_shape;
   std::string replaces;  // the kernel whose bits it must equal ("" when none)
   std::string rule;      // stated NaN rule ("" = propagate)
   std::vector<std::string> launches;  // gate 5 launch record names
@@ -171,6 +175,10 @@ class Entry {
   // States that each output row along `dim` (a served dim) is the same bytes whatever the batch's
   // size, the other rows and its position: the invariance check runs the same rows in other batches.
   Entry&& invariant(const std::string& dim) &&;
+  // States that the kernel serves `shape`, at which a buffer passes 2^31 elements or bytes (beyond
+  // the served lists: one run there costs gigabytes). The far-offset check runs it once and holds
+  // the rows along `dim` around every 2^31 and 2^32 crossing, and the first and last, to float64.
+  Entry&& far(const std::string& dim, Shape shape) &&;
   Entry&& replaces(const std::string& name, std::function<void(const Buffers&)> hook) &&;
   Entry&& rule(const std::string& text, std::function<std::string(const Case&)> check) &&;
   Entry&& launches(std::vector<std::string> names) &&;

@@ -41,8 +41,9 @@ const char* role_name(Role r);
 
 // The gates, numbered as in DESIGN.md §2.4; 6, invariance, is the check of a spec's stated
 // invariance (Entry::invariant): a row's bytes whatever else shares its batch.
-enum class Gate : uint8_t { nonfinite = 1, repeat = 2, shapes = 3, sums = 4, limits = 5, invariance = 6 };
-const char* gate_name(Gate g);  // "nonfinite", "repeat", "shapes", "sums", "limits", "invariance"
+// 7, far, the check of a spec's far shape (Entry::far): offsets past 2^31 elements or bytes.
+enum class Gate : uint8_t { nonfinite = 1, repeat = 2, shapes = 3, sums = 4, limits = 5, invariance = 6, far = 7 };
+const char* gate_name(Gate g);  // "nonfinite", "repeat", "shapes", "sums", "limits", "invariance", "far"
 
 // Every user-facing error of the contract (bad spec, bad shape, bad option, bad file) is this type:
 // its text names the thing that is wrong.

@@ -233,7 +233,9 @@ static std::optional<Failing> compare_kept(const RefResident& kept, const Expect
   return Failing{r.worst_ratio, Why::bound, std::move(text)};
 }
 
-Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma) {
+Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma,
+                const Shape* bounds_at) {
+  const Shape& bs = bounds_at ? *bounds_at : c.shape();
   Outcome o;
   o.shape = c.shape().str();
   std::optional<Margin> margin;
@@ -247,7 +249,7 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     if (e0.want.empty() && hb.decl.count)
       if (const ResidentScope* scope = ResidentScope::current()) kept = scope->find(hb.bytes.data());
     if (kept) {
-      const Coeffs k = error_coeffs(spec, hb.decl.type, c.shape(), with_gamma || !e0.exact_sums);
+      const Coeffs k = error_coeffs(spec, hb.decl.type, bs, with_gamma || !e0.exact_sums);
       std::string why = kept->count() == hb.decl.count && e0.codes == Codes::none && e0.err.empty()
                             ? "" : "it keeps another count or form";
       if (why.empty()) {
@@ -272,7 +274,7 @@ Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& ex
     if (e.codes != Codes::none && !iv)
       throw Error(fmt::format("{}: '{}' holds {} codes: its reference needs intervals (Expected::lo, hi) in the "
                               "format's rounding", spec.name, e.name, codes_name(e.codes)));
-    const Coeffs k = error_coeffs(spec, rounding_type(hb, e), c.shape(), with_gamma || !e.exact_sums);
+    const Coeffs k = error_coeffs(spec, rounding_type(hb, e), bs, with_gamma || !e.exact_sums);
     std::mutex m;
     Worst all;
     Near near;  // the passing output nearest its bound, for the margin

@@ -135,7 +135,9 @@ double bound_at(const Spec& spec, const HostBuffer& hb, const Expected& e, size_
 // Compares a case's outputs with its Expected values: bound or interval per output. with_gamma
 // false (gate 4) drops the gamma(depth) term for outputs whose Expected says the sums are exact.
 // Returns the worst violation as a failed Outcome, or an Outcome that passed with its margin.
-Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma);
+// bounds_at: the shape whose bound applies, where c holds some rows of a larger case (default c's).
+Outcome compare(const Spec& spec, const Case& c, const std::vector<Expected>& exp, bool with_gamma,
+                const Shape* bounds_at = nullptr);
 
 // A hash of a case's output bytes.
 uint64_t output_hash(const Case& c);
@@ -161,6 +163,8 @@ Outcome gate_shapes(GateCtx& ctx);
 Outcome gate_sums(GateCtx& ctx);
 // The invariance check (invariance.cpp): a stated batch dim's rows run in other batches.
 Outcome gate_invariance(GateCtx& ctx);
+// The far-offset check (far.cpp): a stated far shape's rows around 2^31 and 2^32.
+Outcome gate_far(GateCtx& ctx);
 Outcome check_case(GateCtx& ctx, Gate g, const Shape& s, const Fill& f);
 Outcome check_nonfinite(GateCtx& ctx, const Shape& s, const Fill& f);
 Outcome check_repeat(GateCtx& ctx, const Shape& s, const Fill& f);

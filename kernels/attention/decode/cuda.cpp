@@ -63,11 +63,14 @@ KC_KERNEL("attention/decode/linear_bf16", cuda) {
 // Long contexts, 32k and 128k keys (a second sequence of about half as many): one row of one head a
 // sequence, so the float64 references of every gate stay within the contract's time (the kernel is
 // the one above: a block's rows are the m16's, filled or not).
+// Its far shape: 129 such sequences of 128k keys, whose k and v pass 2^31 elements (4 GiB each) at
+// sequence 127; the far-offset check holds the sequences around it to float64.
 KC_KERNEL("attention/decode/linear_bf16/long", cuda) {
   return decode_cuda(Cache::linear, kc::DType::bf16, 0,
                      {{"seqs", {2}}, {"rows", {1}}, {"kv_heads", {1}}, {"group", {1}}, {"d", {128}},
                       {"keys", {32768, 131072}}},
-                     64);
+                     64)
+      .far("seqs", {{"seqs", 129}, {"rows", 1}, {"kv_heads", 1}, {"group", 1}, {"d", 128}, {"keys", 131072}});
 }
 
 // A sliding window of 1,000 keys over a ring (window + 8 slots), 8 rows of GQA 8, fp32 out.

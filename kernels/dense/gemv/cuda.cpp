@@ -37,7 +37,10 @@ std::vector<std::string> gemv_launches(const std::string& name, bool wgmma) {
 }
 template <class Out> kc::Entry gemv_kernel(const std::string& name, kc::DType out) {
   const GemvUnit<Out>& u = gemv_unit<Out>();
+  // Its far shape: a 256k vocabulary's projection of one row, whose W passes 2^31 elements (4 GiB)
+  // at row 262144; the far-offset check holds the rows around it to float64.
   return gemv_projection<Out>(out, u)
+      .far("n", {{"m", 1}, {"n", 262208}, {"k", 8192}})
       .launches(gemv_launches(name, u.wgmma()))
       .picks([name](const kc::Shape& s) { return gemv_pick<Out>(name, s); })
       .launch(run_gemv<Out>);
