@@ -14,6 +14,7 @@
 
 #include "backends/cuda/fence.hpp"
 #include "backends/cuda/launch_watch.hpp"
+#include "backends/cuda/load.hpp"
 #include "kc/cuda.hpp"
 #include "kc/cuda_module.hpp"
 #include "backends/cuda/poison.hpp"
@@ -116,6 +117,7 @@ class CudaBackend final : public Backend {
   std::string recover() override {
     if (!absent_.empty()) return absent_;
     if (!lost_.empty()) return lost_;
+    load_.stop();  // gate 2's load, where a loaded run faulted: nothing of it outlives the fault
     if (hung_) {
       // cudaDeviceReset waits for the kernel that never returns: nothing in this process can end it.
       lost_ = "the device is lost for the rest of this process: a kernel still runs (" + hung_what_ +
@@ -124,6 +126,7 @@ class CudaBackend final : public Backend {
     }
     // The reset destroys the context: every allocation, the stream and any kernel still running.
     cudaError_t e = cudaDeviceReset();
+    load_.forget();  // its streams and buffers went with the context
     ++generation_;
     live_.clear();
     fence_.forget();
@@ -165,7 +168,8 @@ class CudaBackend final : public Backend {
   std::vector<SeenLaunch> seen() override {
     std::vector<SeenLaunch> v = cuda::seen_launches();
     std::erase_if(v, [](const SeenLaunch& l) {
-      return l.symbol.starts_with(cuda::kUpstreamSymbol) || l.symbol.starts_with(cuda::kPoisonSymbol);
+      return l.symbol.starts_with(cuda::kUpstreamSymbol) || l.symbol.starts_with(cuda::kPoisonSymbol) ||
+             l.symbol.starts_with(cuda::kLoadSymbolPrefix);
     });
     return v;
   }
@@ -183,6 +187,18 @@ class CudaBackend final : public Backend {
     const std::string e = cuda::launch_upstream(stream(), writes, delay_us);
     if (!e.empty()) throw Error("the upstream kernel of gate 2's chained run: " + e);
   }
+
+  // Gate 2's runs under load (load.hpp).
+  std::string no_load() override {
+    probe();
+    return !absent_.empty() ? absent_ : lost();
+  }
+  std::string load_start() override {
+    ready("load");
+    if (const std::string e = load_.start(prop_.multiProcessorCount); !e.empty()) throw Error("cuda: the load: " + e);
+    return load_.what();
+  }
+  std::string load_stop() override { return load_.stop(); }
 
   // The dense and affine float64 references on this device (ref_f64.cu), while it is usable.
   std::string launch_rows() const override { return cuda::launch_rows(); }
@@ -403,6 +419,7 @@ class CudaBackend final : public Backend {
   std::string lost_;         // non-empty: the device cannot be used again in this process, and why
   Stage stage_[2];
   RefDevice refs_;
+  cuda::DeviceLoad load_;
   uint64_t stage_gen_ = ~uint64_t(0);  // the generation the stages belong to
   bool stage_ok_ = false;
 };

@@ -23,6 +23,7 @@
 #include "ctest_gpus.hpp"
 #include "merge.hpp"
 #include "respawn.hpp"
+#include "sanitize.hpp"
 #include "shard.hpp"
 
 namespace kc {
@@ -181,6 +182,14 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
   app.add_flag("--in-process", opt.in_process,
                "run CPU entries in this process (for a debugger); by default they run in a fresh process this "
                "one supervises, so a kernel that crashes or hangs is reported by name and the run goes on");
+  std::string sanitize;
+  app.add_option("--sanitize", sanitize,
+                 "run nothing else: each CUDA entry's launches at its smallest shapes under compute-sanitizer's "
+                 "tools (memcheck,racecheck,initcheck,synccheck, a comma list, or all), one process an entry and "
+                 "tool; a finding on a kernel is an ERROR line naming the entry and the tool (compute-sanitizer "
+                 "from KC_COMPUTE_SANITIZER, PATH, $CUDA_HOME/bin or $CUDA_PATH/bin)");
+  bool sanitize_child = false;
+  app.add_flag("--sanitize-launches", sanitize_child)->group("");  // the process --sanitize runs under the tool
   // Hidden: how a run re-runs this executable in a fresh process (core/src/respawn.cpp).
   std::string resume_at;
   int stream_fd = -1;
@@ -216,6 +225,19 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
   } catch (const std::exception& e) {
     std::cerr << "kernel-contract: " << e.what() << "\n";
     return exit_usage;
+  }
+  std::vector<std::string> sanitizers;
+  if (!sanitize.empty() || app.count("--sanitize")) {
+    try {
+      sanitizers = detail::parse_sanitizers(sanitize);
+    } catch (const std::exception& e) {
+      std::cerr << "kernel-contract: " << e.what() << "\n";
+      return exit_usage;
+    }
+    if (!opt.backend.empty() && opt.backend != "cuda") {
+      std::cerr << "kernel-contract: --sanitize runs CUDA entries, not --backend " << opt.backend << "\n";
+      return exit_usage;
+    }
   }
   // Through the environment, which the backend reads when it first looks for a device and the
   // fresh processes a run supervises inherit.
@@ -254,6 +276,33 @@ int cli_main(int argc, char** argv, std::vector<std::unique_ptr<Backend>> owned,
     std::cout.flush();
     std::fflush(nullptr);
     std::_Exit(rc);  // a device's exit handlers could wait forever on a kernel that never returned
+  }
+  if (sanitize_child || !sanitizers.empty()) {
+    Backend* cuda = nullptr;
+    for (auto* x : backends)
+      if (x->name() == "cuda") cuda = x;
+    if (!cuda) {
+      std::cerr << "kernel-contract: --sanitize: this executable has no cuda backend\n";
+      return exit_usage;
+    }
+    opt.backend = "cuda";
+    if (sanitize_child) {
+      int rc = detail::sanitize_launches(opt, *cuda);
+      std::cout.flush();
+      std::fflush(nullptr);
+      std::_Exit(rc);  // as --resume-at: a device's exit handlers could wait on a kernel that never returned
+    }
+    const std::string tool = detail::find_compute_sanitizer();
+    if (tool.empty()) {
+      std::cerr << "kernel-contract: --sanitize needs NVIDIA's compute-sanitizer (in the CUDA toolkit), and none was "
+                   "found: KC_COMPUTE_SANITIZER, PATH, $CUDA_HOME/bin and $CUDA_PATH/bin hold none\n";
+      return exit_fail;
+    }
+    // The device is left to the sanitized processes (an exclusive-process GPU takes one at a time):
+    // each says itself where the backend is absent.
+    opt.self_exe = self.empty() ? self_exe(argc > 0 ? argv[0] : nullptr) : self.front();
+    if (!self.empty()) opt.self_args.assign(self.begin() + 1, self.end());
+    return detail::run_sanitizers(opt, sanitizers, tool, *cuda, std::cout);
   }
   if (!launch_rows_path.empty()) return write_launch_rows(launch_rows_path, backends, opt.backend);
   if (list) {

@@ -334,6 +334,9 @@ RunResult run(const RunOptions& opt, std::vector<Backend*> backends, std::vector
       limits_here = limits_shard == opt.shard;
     }
     RefDeviceScope refs(s.absent.empty() && !sel.empty() ? reference_device(*b, opt, reps) : nullptr);
+    if (s.absent.empty() && !sel.empty())
+      if (const std::string why = b->no_load(); !why.empty())
+        note(reps, s.backend, "gate 2 makes no runs under load here: " + why);
     bool lost_noted = false;
     // A host backend's kernels run in this process's address space: under the command line they
     // run in a fresh process this one supervises, so a crash or a hang is a finding, not the end.

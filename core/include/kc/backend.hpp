@@ -105,6 +105,14 @@ class Backend {
     (void)writes, (void)delay_us;
     throw Error(name() + " cannot launch an upstream kernel: " + chains());
   }
+  // Gate 2's runs under load: other work this backend keeps running on its device beside the
+  // entry's launches (kernels on other streams holding the SMs' issue slots, a concurrent copy), so
+  // that a race an idle device hides shows as other bytes. no_load(): "" where it has such work,
+  // else why not. load_start() starts it and says what runs, in words (throws Error where it
+  // cannot); load_stop() ends it and waits for it: "" or what went wrong meanwhile.
+  virtual std::string no_load() { return "this backend has no work to run beside its kernels"; }
+  virtual std::string load_start() { throw Error(name() + " cannot run a load: " + no_load()); }
+  virtual std::string load_stop() { return ""; }
   // A device that evaluates the large float64 references in the CPU's place, bit for bit
   // (kc/ref_device.hpp), or nullptr. Core checks it before the run uses it.
   virtual const RefDevice* references() { return nullptr; }

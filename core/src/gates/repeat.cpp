@@ -3,7 +3,10 @@
 // kernel leaves unwritten shows here as bytes that differ. A chained entry (Spec::chained) has a
 // sixth run: its chained inputs hold poison when it is launched, behind an upstream kernel that lets
 // it start at once and writes their true bytes only after kLateUs; a kernel that reads them before
-// waiting on the one ahead gives other bytes.
+// waiting on the one ahead gives other bytes. Where the backend has a load (Backend::no_load), the
+// five runs at the extreme shapes are made again beside it and must give run 1's bytes: a race an
+// idle device hides (a tile read before its load landed, an order of blocks taken for granted)
+// shows there.
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
@@ -21,6 +24,27 @@ inline constexpr int repeat_runs = 5;
 inline constexpr double kLateUs = 50;
 
 namespace {
+// What the loaded runs of an entry's gate 2 saw: the load, in words, and the seconds they took.
+struct LoadTally {
+  std::string what;
+  double seconds = 0;
+};
+
+// The backend's load while the loaded runs last; stopped at scope end whatever happened.
+struct Loaded {
+  Backend& b;
+  std::string what, trouble;
+  explicit Loaded(Backend& be) : b(be), what(be.load_start()) {}
+  ~Loaded() {
+    try { stop(); } catch (...) {}
+  }
+  void stop() {
+    if (what.empty()) return;
+    what.clear();
+    trouble = b.load_stop();
+  }
+};
+
 // Device copies of the chained inputs' true bytes, freed at scope end.
 struct Stash {
   Backend& b;
@@ -33,7 +57,9 @@ struct Stash {
 
 // `runs` launches on one case, each giving run 1's bytes; then, where `chained_run` and the spec
 // chains, the chained run.
-static Outcome repeat_at(GateCtx& ctx, const Shape& s, const Fill& f, int runs, bool chained_run) {
+// `loaded` runs more are made beside the backend's load (0: none), each giving run 1's bytes.
+static Outcome repeat_at(GateCtx& ctx, const Shape& s, const Fill& f, int runs, bool chained_run, int loaded = 0,
+                         LoadTally* tally = nullptr) {
   Case c = prepare_case(ctx, Gate::repeat, s, f);
   Outcome o;
   o.shape = s.str();
@@ -93,6 +119,16 @@ static Outcome repeat_at(GateCtx& ctx, const Shape& s, const Fill& f, int runs, 
   };
   for (int k = 0; k < runs; ++k)
     if (auto f = one_run(fmt::format("run {} of {}", k + 1, runs), nullptr)) return *f;
+  if (loaded > 0) {
+    const auto t0 = Clock::now();
+    Loaded load(ctx.backend);
+    if (tally) tally->what = load.what;
+    for (int k = 0; k < loaded; ++k)
+      if (auto f = one_run(fmt::format("run {} of {} under load ({})", k + 1, loaded, load.what), nullptr)) return *f;
+    load.stop();
+    if (tally) tally->seconds += seconds_since(t0);
+    if (!load.trouble.empty()) o.notes.push_back("the load beside the runs: " + load.trouble);
+  }
   const Spec& spec = ctx.entry.spec;
   if (spec.chained.empty() || !chained_run) return o;
   std::vector<const HostBuffer*> inputs;
@@ -153,9 +189,17 @@ static Outcome first_again(GateCtx& ctx, const Shape& s, const Fill& f, uint64_t
 
 Outcome gate_repeat(GateCtx& ctx) {
   auto shapes = form_extreme_shapes(ctx);
+  // The loaded runs: at every extreme shape of up to kLargeCase elements where the backend has a load.
+  const std::string no_load = ctx.backend.no_load();
+  int loaded_shapes = 0;
+  std::vector<std::string> load_notes;
+  LoadTally load_tally;
   for (const auto& s : shapes) {
-    Outcome o = check_repeat(ctx, s, Fill{FillKind::random});
+    const bool load = no_load.empty() && s.elements() <= kLargeCase;
+    loaded_shapes += load;
+    Outcome o = repeat_at(ctx, s, Fill{FillKind::random}, repeat_runs, true, load ? repeat_runs : 0, &load_tally);
     if (o.failed) return o;
+    load_notes.insert(load_notes.end(), o.notes.begin(), o.notes.end());
   }
   // Two runs at each of gate 3's other shapes, before gate 3 launches there (so a shape's first
   // launch is among them): bytes that vary only at an edge, a corner or a form taken at mid sizes.
@@ -180,6 +224,10 @@ Outcome gate_repeat(GateCtx& ctx) {
   o.detail = fmt::format("{} runs at {} shapes, 2 at {} more (gate 3's), gate 1's first launch again at {}: same bytes, "
                          "inputs and guards intact",
                          repeat_runs, shapes.size(), pairs.size(), firsts);
+  if (loaded_shapes)
+    o.detail += fmt::format("; {} runs more at {} of them under load ({}), each giving run 1's bytes ({:.3f} s)",
+                            repeat_runs, loaded_shapes, load_tally.what, load_tally.seconds);
+  o.notes.insert(o.notes.end(), load_notes.begin(), load_notes.end());
   if (Outcome f = named_fills(ctx, check_repeat, o); f.failed) return f;
   if (ctx.entry.spec.chained.empty()) return o;
   if (const std::string why = ctx.backend.chains(); !why.empty())
