@@ -37,3 +37,17 @@ def test_run(kc_run):
         for name in ENTRIES:
             assert f"{name}[c0/sm_90]" in r.out  # each config audited on each served SM
         assert r.rc == 0
+
+
+def test_faulting_triton_kernel_is_isolated(kc_run):
+    from conftest import CONTRACTS
+
+    if kc.backend_absent("cuda") or kc.triton.ABSENT:
+        pytest.skip(f"needs a CUDA device and Triton: {kc.backend_absent('cuda') or kc.triton.ABSENT}")
+    r = kc_run(CONTRACTS / "triton_fault.py", "--backend", "cuda", "--timeout", "60", timeout=900)
+    ln = r.line("ERROR", "py/triton_fault/b_far_store")
+    assert "illegal" in ln.lower() or "fault" in ln.lower(), ln
+    for name in ("py/triton_fault/a_copy", "py/triton_fault/c_copy"):
+        for g in (1, 2, 3, 4):
+            assert r.line(name, f"gate{g} ").startswith("PASS")
+    assert r.rc == 1
