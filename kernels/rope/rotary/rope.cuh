@@ -1,5 +1,5 @@
 // RoPE with the fused q/k norm on CUDA (kc::rope's formula): a warp a head, heads of q and k over a
-// grid-stride loop. Lane l holds pairs l E .. l E + E - 1 (dim = 64 E, E = 1 .. 4): in the half-split form E
+// grid-stride loop, two a warp at a time. Lane l holds pairs l E .. l E + E - 1 (dim = 64 E, E = 1 .. 4): in the half-split form E
 // contiguous elements of each half, in the interleaved form 2E contiguous elements, each loaded
 // and stored as one vector. inv_freq is the fp32 rounding of theta^(-2i/dim) (formed in double once
 // a lane); the angle float(pos) * inv_freq in fp32 (__fmul_rn: never fused), then sincosf (2 ulp
@@ -108,10 +108,77 @@ __device__ __forceinline__ void rope_norm(float (&a)[E], float (&b)[E], const ui
 }
 }  // namespace kc::cu
 
+namespace kc::cu {
+// Head g of the flattened [tokens, heads + kv]: its token, whether it is q's, and its element offset.
+struct RopeHead {
+  long t, at;
+  bool isq;
+};
+__device__ __forceinline__ RopeHead rope_head(const RopeArgs& args, long g, int D) {
+  const long heads = args.heads + args.kv, t = g / heads;
+  const int j = int(g % heads);
+  const bool isq = j < args.heads;
+  return {t, (isq ? t * args.heads + j : t * args.kv + (j - args.heads)) * D, isq};
+}
+template <int E, int PAIRS>
+__device__ __forceinline__ void rope_load(const RopeArgs& args, const RopeHead& h, int lane, float (&a)[E], float (&b)[E]) {
+  constexpr int H = 32 * E;
+  const uint16_t* x = static_cast<const uint16_t*>(h.isq ? args.q : args.k) + h.at;
+  if constexpr (PAIRS == kRopeHalves) {
+    load_bf16<E>(x + lane * E, a);
+    load_bf16<E>(x + H + lane * E, b);
+  } else {
+    float v[2 * E];
+    load_bf16<2 * E>(x + 2 * lane * E, v);
+#pragma unroll
+    for (int e = 0; e < E; ++e) a[e] = v[2 * e], b[e] = v[2 * e + 1];
+  }
+}
+template <int E, int PAIRS, int ANGLES, int NORM, int FAULT>
+__device__ __forceinline__ void rope_finish(const RopeArgs& args, const RopeHead& h, int lane, const float (&inv)[E],
+                                            float (&a)[E], float (&b)[E]) {
+  constexpr int D = 64 * E, H = 32 * E;
+  const uint16_t* w = static_cast<const uint16_t*>(h.isq ? args.q_w : args.k_w);
+  if constexpr (NORM == kRopeNormBefore) rope_norm<E, PAIRS, FAULT>(a, b, w, lane, args.eps);
+  const int p = FAULT == kRopePositionZero ? 0 : args.pos[h.t];
+  float c[E], s[E];
+  if constexpr (ANGLES == kRopeTable) {
+    load_bf16<E>(static_cast<const uint16_t*>(args.cos) + long(p) * D + lane * E, c);
+    load_bf16<E>(static_cast<const uint16_t*>(args.sin) + long(p) * D + lane * E, s);
+  } else {
+#pragma unroll
+    for (int e = 0; e < E; ++e) sincosf(__fmul_rn(float(p), inv[e]), &s[e], &c[e]);
+  }
+#pragma unroll
+  for (int e = 0; e < E; ++e) {
+    const float ya = __fsub_rn(__fmul_rn(a[e], c[e]), __fmul_rn(b[e], s[e]));
+    const float yb = __fadd_rn(__fmul_rn(b[e], c[e]), __fmul_rn(a[e], s[e]));
+    a[e] = ya, b[e] = yb;
+  }
+  if constexpr (NORM == kRopeNormAfter) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) a[e] = rb(a[e]), b[e] = rb(b[e]);
+    rope_norm<E, PAIRS, FAULT>(a, b, w, lane, args.eps);
+  }
+  uint16_t* y = static_cast<uint16_t*>(h.isq ? args.q_out : args.k_out) + h.at;
+  if constexpr (PAIRS == kRopeHalves) {
+    store_bf16<E>(y + lane * E, a);
+    store_bf16<E>(y + H + lane * E, b);
+  } else {
+    float v[2 * E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) v[2 * e] = a[e], v[2 * e + 1] = b[e];
+    store_bf16<2 * E>(y + 2 * lane * E, v);
+  }
+}
+}  // namespace kc::cu
+
+// Two heads a warp an iteration, both loaded before either is computed (twice the loads in flight);
+// `two` is the same on every lane of a warp, so the norm's butterfly sees the whole warp.
 template <int E, int PAIRS, int ANGLES, int NORM, int FAULT>
 __global__ void __launch_bounds__(256) kc_rope(kc::cu::RopeArgs args) {
   using namespace kc::cu;
-  constexpr int D = 64 * E, H = 32 * E;
+  constexpr int D = 64 * E;
   const int lane = threadIdx.x & 31;
   float inv[E];
 #pragma unroll
@@ -119,56 +186,15 @@ __global__ void __launch_bounds__(256) kc_rope(kc::cu::RopeArgs args) {
     const int i = lane * E + e;
     inv[e] = float(exp2(-(2.0 * i / D) * log2(args.theta)) * (FAULT == kRopeHalfFrequency ? 0.5 : 1.0));
   }
-  const long heads = args.heads + args.kv, all = long(args.tokens) * heads;
-  for (long g = long(blockIdx.x) * 8 + threadIdx.x / 32; g < all; g += long(gridDim.x) * 8) {
-    const long t = g / heads;
-    const int j = int(g % heads);
-    const bool isq = j < args.heads;
-    const uint16_t* x = static_cast<const uint16_t*>(isq ? args.q : args.k) +
-                        (isq ? t * args.heads + j : t * args.kv + (j - args.heads)) * D;
-    uint16_t* y = static_cast<uint16_t*>(isq ? args.q_out : args.k_out) +
-                  (isq ? t * args.heads + j : t * args.kv + (j - args.heads)) * D;
-    const uint16_t* w = static_cast<const uint16_t*>(isq ? args.q_w : args.k_w);
-    float a[E], b[E];
-    if constexpr (PAIRS == kRopeHalves) {
-      load_bf16<E>(x + lane * E, a);
-      load_bf16<E>(x + H + lane * E, b);
-    } else {
-      float v[2 * E];
-      load_bf16<2 * E>(x + 2 * lane * E, v);
-#pragma unroll
-      for (int e = 0; e < E; ++e) a[e] = v[2 * e], b[e] = v[2 * e + 1];
-    }
-    if constexpr (NORM == kRopeNormBefore) rope_norm<E, PAIRS, FAULT>(a, b, w, lane, args.eps);
-    const int p = FAULT == kRopePositionZero ? 0 : args.pos[t];
-    float c[E], s[E];
-    if constexpr (ANGLES == kRopeTable) {
-      load_bf16<E>(static_cast<const uint16_t*>(args.cos) + long(p) * D + lane * E, c);
-      load_bf16<E>(static_cast<const uint16_t*>(args.sin) + long(p) * D + lane * E, s);
-    } else {
-#pragma unroll
-      for (int e = 0; e < E; ++e) sincosf(__fmul_rn(float(p), inv[e]), &s[e], &c[e]);
-    }
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-      const float ya = __fsub_rn(__fmul_rn(a[e], c[e]), __fmul_rn(b[e], s[e]));
-      const float yb = __fadd_rn(__fmul_rn(b[e], c[e]), __fmul_rn(a[e], s[e]));
-      a[e] = ya, b[e] = yb;
-    }
-    if constexpr (NORM == kRopeNormAfter) {
-#pragma unroll
-      for (int e = 0; e < E; ++e) a[e] = rb(a[e]), b[e] = rb(b[e]);
-      rope_norm<E, PAIRS, FAULT>(a, b, w, lane, args.eps);
-    }
-    if constexpr (PAIRS == kRopeHalves) {
-      store_bf16<E>(y + lane * E, a);
-      store_bf16<E>(y + H + lane * E, b);
-    } else {
-      float v[2 * E];
-#pragma unroll
-      for (int e = 0; e < E; ++e) v[2 * e] = a[e], v[2 * e + 1] = b[e];
-      store_bf16<2 * E>(y + 2 * lane * E, v);
-    }
+  const long all = long(args.tokens) * (args.heads + args.kv), step = long(gridDim.x) * 8;
+  for (long g = long(blockIdx.x) * 8 + threadIdx.x / 32; g < all; g += 2 * step) {
+    const bool two = g + step < all;
+    const RopeHead h0 = rope_head(args, g, D), h1 = rope_head(args, two ? g + step : g, D);
+    float a0[E], b0[E], a1[E], b1[E];
+    rope_load<E, PAIRS>(args, h0, lane, a0, b0);
+    if (two) rope_load<E, PAIRS>(args, h1, lane, a1, b1);
+    rope_finish<E, PAIRS, ANGLES, NORM, FAULT>(args, h0, lane, inv, a0, b0);
+    if (two) rope_finish<E, PAIRS, ANGLES, NORM, FAULT>(args, h1, lane, inv, a1, b1);
   }
 }
 
