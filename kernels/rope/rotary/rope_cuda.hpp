@@ -36,15 +36,19 @@ inline std::vector<std::string> launches_of(const std::string& name) {
   return {name + "/d64", name + "/d128", name + "/d192", name + "/d256"};
 }
 
-inline kc::served::Served served_of(const Form& f, std::vector<int64_t> tokens) {
+// Decode: a few tokens at every head dim. Prompt (prompt = true): 512 tokens of 32 + 8 heads at dim 64,
+// more heads than the grid's warps, so each warp loops and takes two heads at a time.
+inline kc::served::Served served_of(const Form& f, std::vector<int64_t> tokens, bool prompt = false) {
   kc::served::Served env{{"tokens", std::move(tokens)}, {"heads", {8, 32}}, {"kv", {1, 8}}, {"dim", {64, 128, 256}}};
+  if (prompt) env = {{"tokens", {512}}, {"heads", {32}}, {"kv", {8}}, {"dim", {64}}};
   if (f.angles == Angles::table) env.push_back({"table", {1024}});  // cos/sin rows
   return env;
 }
 
-inline kc::Entry envelope(kc::Entry&& e, const Form& f, const std::string& name, std::vector<int64_t> tokens) {
+inline kc::Entry envelope(kc::Entry&& e, const Form& f, const std::string& name, std::vector<int64_t> tokens,
+                          bool prompt = false) {
   std::move(e)
-      .served(served_of(f, std::move(tokens)))
+      .served(served_of(f, std::move(tokens), prompt))
       .range("dim", 64, 64)
       .ulp("sinf", 2)
       .ulp("cosf", 2)
