@@ -202,6 +202,8 @@ template <class N> class Ctx {
   N erf(const N& x) const;    // erff: .ulp("erff"), 2
   N sqrt(const N& x) const;   // sqrtf: correctly rounded
   N rsqrt(const N& x) const;  // rsqrtf: .ulp("rsqrtf"), 2
+  N sin(const N& x) const;    // sinf: .ulp("sinf"), 2 (CUDA's sinf over its whole range)
+  N cos(const N& x) const;    // cosf: .ulp("cosf"), 2
   N abs(const N& x) const;
   N max(const N& x, const N& y) const;  // NaN where either is NaN
   N min(const N& x, const N& y) const;
@@ -233,6 +235,9 @@ class Formula {
   // the same row: ids_repeated; every id the table's last row: ids_last; where the rule allows them,
   // negative and past-the-end ids: bad_ids).
   Formula& ids(const std::string& name, Extents e, const std::string& table, BadId bad = BadId::never);
+  // i32 ids in [0, count) that index no table (positions up to 2^20), with the same fills: every id
+  // the same, every id count - 1 (ids_last).
+  Formula& ids(const std::string& name, Extents e, int64_t count);
   Formula& out(const std::string& name, DType t, Extents e);
   Formula& codes(const std::string& name, Code c, Extents e);
   Formula& rule(const std::string& output, const std::string& text, Rule r = Rule::exact);

@@ -40,7 +40,7 @@ const detail::Buffer& buffer(const Run& r, std::string_view name, int& at) {
 }
 
 // Ulps an index of Run::ulps: expf, logf, tanhf, erff, rsqrtf.
-enum Fn { kExp, kLog, kTanh, kErf, kRsqrt };
+enum Fn { kExp, kLog, kTanh, kErf, kRsqrt, kSin, kCos };
 
 double dist0(const Interval& iv) { return iv.lo > 0 ? iv.lo : iv.hi < 0 ? -iv.hi : 0; }
 
@@ -144,6 +144,8 @@ double d_exp(Run*, const double& x) { return std::exp(x); }
 double d_log(Run*, const double& x) { return std::log(x); }
 double d_tanh(Run*, const double& x) { return std::tanh(x); }
 double d_erf(Run*, const double& x) { return std::erf(x); }
+double d_sin(Run*, const double& x) { return std::sin(x); }
+double d_cos(Run*, const double& x) { return std::cos(x); }
 double d_sqrt(Run*, const double& x) { return std::sqrt(x); }
 double d_rsqrt(Run*, const double& x) { return 1 / std::sqrt(x); }
 double d_abs(Run*, const double& x) { return std::fabs(x); }
@@ -247,6 +249,31 @@ Track t_erf(Run* run_, const Track& x) {
   return fn(x, run_->ulps[kErf], [](double v) { return std::erf(v); },
             [](const Interval& i) { const double d = dist0(i); return 2 / std::sqrt(M_PI) * std::exp(-d * d); }, iv_erf);
 }
+// sin or cos over an interval: the ends, and 1 or -1 where a peak of the function lies inside (every
+// value past a width of 2 pi). Widened one double ulp outward.
+Interval iv_trig(const Interval& x, bool cosine) {
+  if (x.nan || !std::isfinite(x.lo) || !std::isfinite(x.hi)) return Interval::of(-1, 1);
+  if (x.hi - x.lo >= 2 * M_PI) return Interval::of(-1, 1);
+  const double shift = cosine ? M_PI / 2 : 0;  // cos(t) = sin(t + pi/2)
+  const double a = x.lo + shift, b = x.hi + shift;
+  double lo = std::min(std::sin(a), std::sin(b)), hi = std::max(std::sin(a), std::sin(b));
+  // peaks of sin at pi/2 + 2 pi k (1) and -pi/2 + 2 pi k (-1)
+  auto holds = [&](double at) { return std::ceil((a - at) / (2 * M_PI)) <= std::floor((b - at) / (2 * M_PI)); };
+  if (holds(M_PI / 2)) hi = 1;
+  if (holds(-M_PI / 2)) lo = -1;
+  return Interval::of(std::max(-1.0, std::nextafter(lo, -INFINITY)), std::min(1.0, std::nextafter(hi, INFINITY)));
+}
+Interval iv_sin(const Interval& x) { return iv_trig(x, false); }
+Interval iv_cos(const Interval& x) { return iv_trig(x, true); }
+
+// |sin'|, |cos'| <= 1: the argument's error passes through at most unchanged (an fp32 angle's error
+// at a large position, pos * inv_freq rounded, reaches the result whole).
+Track t_sin(Run* run_, const Track& x) {
+  return fn(x, run_->ulps[kSin], [](double v) { return std::sin(v); }, [](const Interval&) { return 1.0; }, iv_sin);
+}
+Track t_cos(Run* run_, const Track& x) {
+  return fn(x, run_->ulps[kCos], [](double v) { return std::cos(v); }, [](const Interval&) { return 1.0; }, iv_cos);
+}
 Track t_sqrt(Run*, const Track& x) {
   const double v = std::sqrt(x.v);
   if (x.pinned) return detail::pin(v, blocks::fp32_step(blocks::iv_sqrt(x.iv)));
@@ -296,6 +323,8 @@ KC_FN1(tanh)
 KC_FN1(erf)
 KC_FN1(sqrt)
 KC_FN1(rsqrt)
+KC_FN1(sin)
+KC_FN1(cos)
 KC_FN1(abs)
 #undef KC_FN1
 template <class N> N Ctx<N>::max(const N& x, const N& y) const {

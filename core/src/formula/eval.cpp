@@ -65,8 +65,8 @@ Run::Run(const Def& d, const Case& cs, Mode m) : def(d), c(cs), mode(m) {
   const Spec* spec = c.spec;
   declared = spec && spec->sums && spec->sums->summed && spec->sums->depth;
   if (declared) gamma = kc::gamma(spec->sums->depth(s));
-  const char* names[5] = {"expf", "logf", "tanhf", "erff", "rsqrtf"};
-  for (int i = 0; i < 5; ++i) ulps[i] = blocks::declared_ulps(c, names[i], ulps[i]);
+  const char* names[7] = {"expf", "logf", "tanhf", "erff", "rsqrtf", "sinf", "cosf"};
+  for (int i = 0; i < 7; ++i) ulps[i] = blocks::declared_ulps(c, names[i], ulps[i]);
 }
 
 Free Run::free_of(int buf, const int64_t* coords, int64_t& base, int skip_first) const {

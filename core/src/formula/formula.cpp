@@ -77,6 +77,10 @@ void prepare(const detail::Def& def, const std::vector<plants::Plant>& plants, C
         break;
       case Kind::ids: {
         blocks::Buf ids(c, b.name, DType::i32, size_t(n), Role::in);
+        if (b.table.empty()) {
+          fill_ids(ids, c, b.count, b.bad);
+          break;
+        }
         const Buffer& t = def.bufs[size_t(def.find(b.table))];
         fill_ids(ids, c, t.ext[0].dim.empty() ? t.ext[0].n : s[t.ext[0].dim], b.bad);
         break;
@@ -172,6 +176,15 @@ Formula& Formula::ids(const std::string& name, Extents e, const std::string& tab
   b.bad = bad;
   for (const char* f : {kIdsRepeated, kIdsLast}) def_->fills.push_back(f);
   if (bad != BadId::never) def_->fills.push_back(kBadIds);
+  return *this;
+}
+
+Formula& Formula::ids(const std::string& name, Extents e, int64_t count) {
+  if (count < 1 || count > (int64_t(1) << 31))
+    throw Error(fmt::format("formula: ids '{}' below {}: the count must be in 1..2^31", name, count));
+  Buffer& b = add(*def_, Buffer{name, Kind::ids, DType::i32, std::move(e)});
+  b.count = count;
+  for (const char* f : {kIdsRepeated, kIdsLast}) def_->fills.push_back(f);
   return *this;
 }
 

@@ -18,7 +18,8 @@ struct Buffer {
   DType type;  // codes: u8 (e2m1 two a byte) or i8
   Extents ext;
   In opts{};
-  std::string table;  // ids: the table they index
+  std::string table;  // ids: the table they index ("" for ids below `count`)
+  int64_t count = 0;
   BadId bad = BadId::never;
   Code code = Code::e4m3;
   std::string rule;  // a stated rule's text ("" none)
@@ -56,7 +57,7 @@ struct Run {
   SumOrder order = SumOrder::chain;
   bool declared = false;  // the spec declares its sums (gate 4 applies; gamma(depth) on m)
   double gamma = 0;       // gamma(depth) at the case's shape
-  double ulps[5] = {2, 1, 2, 2, 2};  // expf, logf, tanhf, erff, rsqrtf: declared or assumed
+  double ulps[7] = {2, 1, 2, 2, 2, 2, 2};  // expf, logf, tanhf, erff, rsqrtf, sinf, cosf: declared or assumed
   std::vector<std::vector<double>> data;  // inputs, as stored
   std::vector<std::vector<int64_t>> ext;  // every buffer's extents at the case's shape
   std::vector<Stored> outs;               // by buffer index (outputs alone filled)
