@@ -1,0 +1,28 @@
+// Contract of the CUDA MoE router (route.cuh, launched by route.cu): softmax top-8 and top-1 and
+// sigmoid with a picking bias, 64 to 256 experts, a decode's tokens and a prompt's.
+#include "../../common/cuda_contract.hpp"
+#include "../cpu/moe_cpu.hpp"
+#include "route.cuh"
+
+using kc::moe::Route;
+using kc::moe::Score;
+
+static kc::Entry k_route(Route r) {
+  return kc::moe::route_formula(r)
+      .entry()
+      .served({{"tokens", {1, 7, 64, 4096}}, {"experts", {64, 128, 256}}})
+      .range("experts", 64, 64)
+      .sums(kc::DType::f32, [k = r.k](const kc::Shape&) { return double(k); })
+      .ulp("expf", 2)  // the CUDA C Programming Guide's expf: 2 ulps
+      .hidden("k exp terms in [0, 1]: an fp16 sum errs by about 2^-11, the weights' bound is near 2^-18")
+      .launches({"moe/route", "moe/route/order"})
+      .launch([r](const kc::Buffers& b) {
+        kc::cu::moe_route(b.in<float>("logits"), r.bias ? b.in<float>("bias") : nullptr, b.out<int32_t>("ids"),
+                          b.out<float>("weights"), b.out<int32_t>("counts"), b.out<int32_t>("offsets"),
+                          b.out<int32_t>("perm"), int(b.shape()["tokens"]), int(b.shape()["experts"]), int(r.k),
+                          r.score == Score::sigmoid, b.stream());
+      });
+}
+KC_KERNEL("moe/route/softmax_top8", cuda) { return k_route({Score::softmax, 8, false}); }
+KC_KERNEL("moe/route/softmax_top2", cuda) { return k_route({Score::softmax, 2, false}); }
+KC_KERNEL("moe/route/sigmoid_bias_top8", cuda) { return k_route({Score::sigmoid, 8, true}); }
