@@ -72,7 +72,7 @@ KC_CONTROL("scan/ctl_chunk_carry_lost", cuda) {
   };
   return kc::scan::selective()
       .entry()
-      .served({{"steps", {1, 65, 200}}, {"channels", {8, 129}}, {"state", {16}}})
+      .served({{"steps", {1, 65, 130}}, {"channels", {8}}, {"state", {16}}})
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["state"]); })
       .ulp("expf", 2)
       .launches({"scan/selective"})

@@ -8,7 +8,7 @@ static kc::Entry k_combine(bool in_place) {
   const kc::moe::Combine c{8, true, kc::DType::bf16, kc::DType::bf16};
   kc::Entry e = kc::moe::combine_formula(c)
                     .entry()
-                    .served({{"tokens", {1, 7, 64}}, {"hidden", {2048, 7168}}, {"slots", {8, 512}}})
+                    .served({{"tokens", {1, 7, 16}}, {"hidden", {2048, 7168}}, {"slots", {8, 512}}})
                     .sums(kc::DType::f32, [](const kc::Shape&) { return 8.0; })  // one chain of 8 fmas
                     .hidden("a bf16 output of k products: its rounding hides a bf16 sum's miss (fp16 replays overflow)")
                     .launches({"moe/combine/bf16"})

@@ -1,16 +1,20 @@
-// Contract of the CUDA MoE router (route.cuh, launched by route.cu): softmax top-8 and top-1 and
-// sigmoid with a picking bias, 64 to 256 experts, a decode's tokens and a prompt's.
+// Contract of the CUDA MoE router (route.cuh, launched by route.cu): softmax top-8 and top-2 and
+// sigmoid top-8 with a picking bias, 64 to 256 experts (gate 3 adds 128 and 192).
 #include "../../common/cuda_contract.hpp"
-#include "../cpu/moe_cpu.hpp"
+#include "kc/families/moe.hpp"
 #include "route.cuh"
 
 using kc::moe::Route;
 using kc::moe::Score;
 
-static kc::Entry k_route(Route r) {
+// A prompt's 4096 tokens where `prompt` (the float64 ranking of every token is the cost), a decode's
+// 1 to 64 at each served expert count.
+static kc::Entry k_route(Route r, bool prompt) {
+  std::vector<int64_t> tokens{1, 7, 64};
+  if (prompt) tokens.push_back(4096);
   return kc::moe::route_formula(r)
       .entry()
-      .served({{"tokens", {1, 7, 64, 4096}}, {"experts", {64, 128, 256}}})
+      .served({{"tokens", tokens}, {"experts", {64, 256}}})
       .range("experts", 64, 64)
       .sums(kc::DType::f32, [k = r.k](const kc::Shape&) { return double(k); })
       .ulp("expf", 2)  // the CUDA C Programming Guide's expf: 2 ulps
@@ -23,6 +27,6 @@ static kc::Entry k_route(Route r) {
                           r.score == Score::sigmoid, b.stream());
       });
 }
-KC_KERNEL("moe/route/softmax_top8", cuda) { return k_route({Score::softmax, 8, false}); }
-KC_KERNEL("moe/route/softmax_top2", cuda) { return k_route({Score::softmax, 2, false}); }
-KC_KERNEL("moe/route/sigmoid_bias_top8", cuda) { return k_route({Score::sigmoid, 8, true}); }
+KC_KERNEL("moe/route/softmax_top8", cuda) { return k_route({Score::softmax, 8, false}, true); }
+KC_KERNEL("moe/route/softmax_top2", cuda) { return k_route({Score::softmax, 2, false}, false); }
+KC_KERNEL("moe/route/sigmoid_bias_top8", cuda) { return k_route({Score::sigmoid, 8, true}, true); }

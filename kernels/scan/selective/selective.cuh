@@ -5,7 +5,7 @@
 #pragma once
 
 namespace kc::cu {
-inline constexpr int kScanThreads = 128;
+inline constexpr int kScanThreads = 32;  // a warp a block: a layer's thousands of channels fill the SMs
 inline constexpr int kScanState = 16;
 inline constexpr int kScanChunk = 64;
 // f32 x, dt [steps, channels], a [channels, 16], B, C [steps, 16], h0 [channels, 16]; y [steps,
