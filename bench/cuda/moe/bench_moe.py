@@ -39,10 +39,10 @@ void route(torch::Tensor x, torch::Tensor bias, torch::Tensor ids, torch::Tensor
 }
 void combine(torch::Tensor e, torch::Tensor slot, torch::Tensor w, torch::Tensor shared, torch::Tensor y) {
   const int tokens = y.size(0), hidden = y.size(1), k = slot.size(1);
-  const dim3 grid((hidden + kc::cu::kCombineThreads - 1) / kc::cu::kCombineThreads, tokens);
+  const dim3 grid((hidden / 8 + kc::cu::kCombineThreads - 1) / kc::cu::kCombineThreads, tokens);
   kc_moe_combine_bf16<0><<<grid, kc::cu::kCombineThreads, 0, at::cuda::getCurrentCUDAStream().stream()>>>(
-      reinterpret_cast<const __nv_bfloat16*>(e.data_ptr()), slot.data_ptr<int>(), w.data_ptr<float>(),
-      reinterpret_cast<const __nv_bfloat16*>(shared.data_ptr()), reinterpret_cast<__nv_bfloat16*>(y.data_ptr()), hidden, k);
+      reinterpret_cast<const kc_u4*>(e.data_ptr()), slot.data_ptr<int>(), w.data_ptr<float>(),
+      reinterpret_cast<const kc_u4*>(shared.data_ptr()), reinterpret_cast<kc_u4*>(y.data_ptr()), hidden, k);
 }
 void greedy(torch::Tensor x, torch::Tensor id) {
   kc_sample_greedy<__nv_bfloat16><<<x.size(0), kc::cu::kPickThreads, 0, at::cuda::getCurrentCUDAStream().stream()>>>(

@@ -52,6 +52,7 @@ KC_CONTROL("moe/combine/ctl_drop_last", cuda) {
   return kc::moe::combine_formula({8, true, kc::DType::bf16, kc::DType::bf16})
       .entry()
       .served({{"tokens", {1, 7}}, {"hidden", {2048}}, {"slots", {8, 64}}})
+      .range("hidden", 8, 8)
       .sums(kc::DType::f32, [](const kc::Shape&) { return 8.0; })
       .hidden("a bf16 output of k products: its rounding hides a bf16 sum's miss (fp16 replays overflow)")
       .launches({"moe/ctl/combine_drop_last"})

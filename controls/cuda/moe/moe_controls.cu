@@ -18,10 +18,9 @@ void kc::moe_ctl::route(const float* logits, const float* bias, int* ids, float*
 
 void kc::moe_ctl::combine_drop_last(const void* e, const int* slot, const float* w, const void* shared, void* y,
                                     int tokens, int hidden, int k, void* stream) {
-  const dim3 grid((hidden + kc::cu::kCombineThreads - 1) / kc::cu::kCombineThreads, tokens);
+  const dim3 grid((hidden / 8 + kc::cu::kCombineThreads - 1) / kc::cu::kCombineThreads, tokens);
   kc_moe_combine_bf16<1><<<grid, kc::cu::kCombineThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<const __nv_bfloat16*>(e), slot, w, static_cast<const __nv_bfloat16*>(shared),
-      static_cast<__nv_bfloat16*>(y), hidden, k);
+      static_cast<const kc_u4*>(e), slot, w, static_cast<const kc_u4*>(shared), static_cast<kc_u4*>(y), hidden, k);
 }
 
 void kc::moe_ctl::draw_skip_last(const float* p, const float* u, const float* top_p, int* id, int rows, int vocab,
