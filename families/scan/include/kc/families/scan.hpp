@@ -16,15 +16,19 @@ namespace kc::scan {
 // cannot carry (fp16 overflows, bf16 drops the terms beside it) while fp32's bound holds.
 // Written in the kernel's order: the decay, the input term, the update (an fma counts as the
 // multiply and the add written), then y's sum over the state.
-inline formula::Formula selective() {
+// reordered: a form that groups the steps otherwise (a parallel scan's chunks: the decays' product
+// apart from the state) meets an infinity and a zero in another order, so where float64's value is
+// infinite it may give NaN (Rule::nonfinite on y and h); its finite outputs keep the bound.
+inline formula::Formula selective(bool reordered = false) {
   using formula::In;
-  return formula::Formula()
-      .in("x", DType::f32, {"steps", "channels"}, In{.lo = -2, .hi = 1, .sums = formula::Sums::same})
-      .in("dt", DType::f32, {"steps", "channels"}, In{.lo = -7, .hi = -3, .positive = true, .fills = false, .sums = formula::Sums::same})
-      .in("a", DType::f32, {"channels", "state"}, In{.lo = 0, .hi = 3, .positive = true, .fills = false, .sums = formula::Sums::same})
-      .in("B", DType::f32, {"steps", "state"}, In{.lo = -2, .hi = 0, .sums = formula::Sums::same})
+  const auto same = formula::Sums::same;
+  formula::Formula f;
+  f.in("x", DType::f32, {"steps", "channels"}, In{.lo = -2, .hi = 1, .sums = same})
+      .in("dt", DType::f32, {"steps", "channels"}, In{.lo = -7, .hi = -3, .positive = true, .fills = false, .sums = same})
+      .in("a", DType::f32, {"channels", "state"}, In{.lo = 0, .hi = 3, .positive = true, .fills = false, .sums = same})
+      .in("B", DType::f32, {"steps", "state"}, In{.lo = -2, .hi = 0, .sums = same})
       .in("C", DType::f32, {"steps", "state"}, In{.lo = -2, .hi = 0})
-      .in("h0", DType::f32, {"channels", "state"}, In{.lo = -2, .hi = 1, .sums = formula::Sums::same})
+      .in("h0", DType::f32, {"channels", "state"}, In{.lo = -2, .hi = 1, .sums = same})
       .out("y", DType::f32, {"steps", "channels"})
       .out("h", DType::f32, {"channels", "state"})
       .fills({"zeros", "sign"})
@@ -42,6 +46,10 @@ inline formula::Formula selective() {
         }
         for (int64_t n = 0; n < state; ++n) f.out("h")[n] = h[size_t(n)];
       });
+  if (reordered)
+    f.rule("y", "where float64 is infinite, NaN too (the steps grouped otherwise)", formula::Rule::nonfinite)
+        .rule("h", "where float64 is infinite, NaN too (the steps grouped otherwise)", formula::Rule::nonfinite);
+  return f;
 }
 
 }  // namespace kc::scan
