@@ -6,6 +6,7 @@
 
 #include "gates.hpp"
 #include "margin.hpp"
+#include "kc/formula.hpp"
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
 #include <mutex>
@@ -117,7 +118,8 @@ Ran run_case(GateCtx& ctx, Gate g, const Shape& s, Fill f, const std::function<v
 // r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
 // to the output's scale where the rig states one (Expected::scale: a result that cancels). A
 // formula's output (Expected::err) carries its own steps and functions' ulps: the spec's ops and mids
-// alone are added to it (ulps_a: the part of a that its ulps make, left out then).
+// are added to it, and the ulps of functions the formula does not read (formula::reads_ulp; ulps_a:
+// the part of a that the ulps it reads make, left out then).
 struct Coeffs {
   double r = 0, a = 0, ulps_a = 0, g = 0, floor = 0, uo = 0;
   double at(double w, double m, double sc = 0) const {
@@ -138,13 +140,13 @@ static Coeffs coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamm
   c.r = uo;
   if (spec.sums) {
     const Accum& a = *spec.sums;
-    double ulps = 0;
-    for (const auto& x : a.ulps) ulps += x.ulps;
+    double ulps = 0, read = 0;
+    for (const auto& x : a.ulps) ulps += x.ulps, read += formula::reads_ulp(x.function) ? x.ulps : 0;
     // A library function's documented ulp is one fp32 ulp of its result, up to 2u of it (at the
     // bottom of a binade): 2u an ulp, as the rounding-point intervals count it (fp32_step).
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
     c.a = (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
-    c.ulps_a = ulps * 2 * u32 * (1 + uo);
+    c.ulps_a = read * 2 * u32 * (1 + uo);
     if (with_gamma && a.summed && a.depth) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;

@@ -74,6 +74,8 @@ struct LayerNormForm {
 };
 Entry layer_norm(DType in, DType out, double eps, const LayerNormForm& form);
 // y[r,c] = exp(x[r,c] - max) / sum_c exp(x[r,c] - max).        buffers: x in, y out
+// A formula (kc/formula.hpp): its reference, magnitudes, bound and replays derived from the
+// arithmetic written once; the spec must declare its sums (.sums).
 Entry softmax(DType in, DType out);
 // id[r] = lowest c with x[r,c] == max of the row; -1 for a row holding a NaN (stated rule).
 //                                                             buffers: x in, id out (i32 [rows])
