@@ -1,11 +1,14 @@
 // Formulas through the runner on the CPU: an embedding gather by ids with a stated bad-id rule (a
 // kernel that keeps it passes, one that clamps fails at the bad_ids fill), a dot whose exact integer
 // sums let gate 4 tell an fp16 sum (named as such), and a formula's own mistakes as errors that name
-// them (a buffer it lacks, an output never written, a sum without .sums).
+// them (a buffer it lacks, an output never written, a sum without .sums); a spec's ulps of a function
+// the formula does not read added to its bound.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
+#include "gates/gates.hpp"
 #include "kc/backend.hpp"
 #include "kc/formula.hpp"
 #include "kc/numeric.hpp"
@@ -142,6 +145,35 @@ TEST(Formula, AFormulasMistakesAreErrorsThatNameThem) {
   EXPECT_NE(b[Gate::nonfinite].detail.find("y[1] is never written"), std::string::npos) << b[Gate::nonfinite].detail;
   auto c = run("formula/mistake/undeclared_sum");
   EXPECT_NE(c[Gate::nonfinite].detail.find("declare the kernel's sums"), std::string::npos) << c[Gate::nonfinite].detail;
+}
+
+// A spec's ulps of a function the formula reads (expf) are the formula's own, counted in its error;
+// one it does not read (a kernel's own exp form, as the CUDA and OpenCL softmax rows declare) is a
+// step beyond the formula, added on |want| as the spec's ops are.
+TEST(FormulaBound, UlpsOfFunctionsItDoesNotReadAreAdded) {
+  auto make = [] {
+    return F::Formula()
+        .in("x", DType::f32, {"n"})
+        .out("y", DType::f32, {"n"})
+        .each({"n"}, [](auto& f) { f.out("y")[0] = f.exp(f.in("x")[0]); })
+        .entry()
+        .served({{"n", {4}}});
+  };
+  const kc::Entry base = make().ulp("expf", 1);
+  const kc::Entry more = make().ulp("expf", 1).ulp("ex2 and its argument's roundings", 6);
+  EXPECT_TRUE(F::reads_ulp("expf") && !F::reads_ulp("ex2 and its argument's roundings"));
+  kc::Case c(kc::Shape{{"n", 4}}, kc::Fill{}, 1);
+  c.spec = &base.spec;
+  base.rig.prepare(c);
+  const auto e = base.rig.reference(c);
+  ASSERT_EQ(e[0].err.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const double b0 = kc::detail::bound_at(base.spec, c.buffer("y"), e[0], i, c.shape(), true);
+    const double b1 = kc::detail::bound_at(more.spec, c.buffer("y"), e[0], i, c.shape(), true);
+    const double added = 6 * 2 * 0x1p-24 * (1 + 0x1p-24) * std::fabs(e[0].want[i]);
+    EXPECT_GT(e[0].err[i], 0);
+    EXPECT_NEAR(b1 - b0, added, 1e-9 * added) << i;
+  }
 }
 
 }  // namespace

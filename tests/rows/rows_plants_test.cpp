@@ -84,7 +84,8 @@ TEST(RowsPlants, NaNSignAndPayloadBitsAreInTheBuffer) {
 
 TEST(RowsPlants, WholeRowsAndTheirFloat64Classes) {
   const int64_t rows = 3, cols = 32, mid = 1;
-  auto sm = kc::rows::softmax(DType::f32, DType::f32);
+  // softmax is a formula: its reference wants the kernel's sums declared (a chain over the row).
+  auto sm = kc::rows::softmax(DType::f32, DType::f32).sums(DType::f32, [](const kc::Shape& s) { return double(s["cols"]); });
   auto mx = kc::rows::max(DType::f32, DType::f32);
   for (const kc::Entry* e : {&sm, &mx}) {
     // A fully masked row: every value -Inf; float64's softmax is NaN (exp(-inf - -inf)), its max -Inf.

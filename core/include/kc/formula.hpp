@@ -72,6 +72,11 @@ struct In {
   fills::Range range{};
   Sums sums = Sums::integers;
   std::function<double(const Shape&, int64_t)> values;
+  // Gate 4's values where the input's own fill knows better than `sums` (exp terms, whose fp32 sum
+  // cannot be exact: rows that every fp16 and bf16 replay visibly misses): called once a case with
+  // the rows (every extent but the last) and a row's length; it gives every element, each exact in
+  // the input's type (a random stream of its own: kc::blocks::rng_for(case, name)).
+  std::function<std::vector<double>(const Case&, int64_t rows, int64_t cols)> sums_fill;
 };
 
 // What a row read through an id outside its table (< 0 or >= the table's first extent) gives: the
@@ -114,6 +119,16 @@ template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>> Track oper
 template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>> Track operator*(C c, const Track& x) { return Track(double(c)) * x; }
 template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>> Track operator/(const Track& x, C c) { return x / Track(double(c)); }
 template <class C, class = std::enable_if_t<std::is_arithmetic_v<C>>> Track operator/(C c, const Track& x) { return Track(double(c)) / x; }
+
+// Whether a formula reads a spec's .ulp(function) (expf, logf, tanhf, erff, rsqrtf): those it counts
+// in its outputs' own error; any other declared ulp (a kernel's own function, a second count of one)
+// is a step beyond the formula, added on |want| as the spec's ops are.
+bool reads_ulp(std::string_view function);
+
+// A row's mean and its sum of squared deviations, as Ctx::welford gives them.
+template <class N> struct Moments {
+  N mean, m2;
+};
 
 // The formula's value of a number, for a branch (m == -Inf) or a choice.
 inline double value(double x) { return x; }
@@ -195,6 +210,20 @@ template <class N> class Ctx {
   // The ids of the k largest of v, chosen on the formula's values: descending, a NaN above +Inf,
   // ties to the lower id.
   std::vector<int64_t> top(const View<N>& v, int64_t k) const;
+  // sum_j (x_j - mean)^2 over an input's view, around a mean the kernel computed (f.sum(...) / n):
+  // each x - mean and its square an fp32 operation, summed as f.sum is. Its interval uses
+  // sum (x - mean)^2 = sum (x - mu)^2 + n (mu - mean)^2, so the mean's error enters only squared
+  // (Track's own arithmetic would carry it to first order through every x - mean). Gate 4 replays it
+  // around the replay's mean; exact where the mean, each difference and square and their sum are.
+  N centred_squares(const View<N>& x, const N& mean) const;
+  // A row's mean and m2 = sum (x - mean)^2 by Welford's update, one fp32 chain in the view's order
+  // (d = x - M; M += d / j; m2 += d (x - M)): float64 gives the formula's two-pass values, Track the
+  // intervals proven for the chain (its own depth: the spec's does not enter), gate 4 the replays of
+  // the two sums (sum x, then sum (x - mean)^2 around the replay's mean).
+  Moments<N> welford(const View<N>& x) const;
+  // x, from here carried and checked as the interval [v - E, v + E] its bound gives (no rounding): an
+  // output stored from it is checked by interval, as its neighbours past a rounding point are.
+  N interval(const N& x) const;
 
   N exp(const N& x) const;    // expf: the spec's .ulp("expf"), 2 where it states none
   N log(const N& x) const;    // logf: .ulp("logf"), 1

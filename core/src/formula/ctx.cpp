@@ -119,6 +119,54 @@ template <class N> std::vector<int64_t> Ctx<N>::top(const View<N>& v, int64_t k)
   return ids;
 }
 
+namespace {
+template <class N> std::vector<double> row_of(const View<N>& x) {
+  std::vector<double> v(size_t(x.size()));
+  for (int64_t i = 0; i < x.size(); ++i) v[size_t(i)] = x.raw(i);
+  return v;
+}
+// Gate 4's replay of sum (x - mean)^2 in the run's format and order.
+double replay_squares(const Run& r, const std::vector<double>& x, double mean) {
+  std::vector<double> sq(x.size());
+  for (size_t j = 0; j < x.size(); ++j) sq[j] = (x[j] - mean) * (x[j] - mean);
+  return replay_sum(sq.data(), sq.size(), r.format, r.order);
+}
+}  // namespace
+
+template <class N> N Ctx<N>::centred_squares(const View<N>& x, const N& mean) const {
+  run_->summed = true;
+  const std::vector<double> v = row_of(x);
+  if constexpr (std::is_same_v<N, double>) {
+    if (run_->mode == detail::Mode::replay) return replay_squares(*run_, v, mean);
+    return detail::centred_squares(v.data(), x.size(), mean);
+  } else {
+    return detail::centred_squares(v.data(), x.size(), mean, run_->gamma);
+  }
+}
+
+template <class N> Moments<N> Ctx<N>::welford(const View<N>& x) const {
+  run_->summed = true;
+  const std::vector<double> v = row_of(x);
+  const auto n = int64_t(v.size());
+  if constexpr (std::is_same_v<N, double>) {
+    if (run_->mode == detail::Mode::replay) {
+      const double mu = replay_sum(v.data(), v.size(), run_->format, run_->order) / double(n);
+      return {mu, replay_squares(*run_, v, mu)};
+    }
+    double s = 0;
+    for (double t : v) s += t;
+    const double mu = s / double(n);
+    return {mu, detail::centred_squares(v.data(), n, mu)};
+  } else {
+    return detail::welford(v.data(), n);
+  }
+}
+
+template <class N> N Ctx<N>::interval(const N& x) const {
+  if constexpr (std::is_same_v<N, double>) return x;
+  else return x.pinned ? x : detail::pin(x.v, detail::interval_of(x));
+}
+
 template <class N> std::vector<N>& Ctx<N>::scratch() {
   thread_local std::vector<N> s;
   return s;

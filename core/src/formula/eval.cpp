@@ -13,6 +13,10 @@
 
 namespace kc::formula::detail {
 
+namespace {
+const char* const kUlpNames[7] = {"expf", "logf", "tanhf", "erff", "rsqrtf", "sinf", "cosf"};  // Run::ulps' order
+}  // namespace
+
 int Def::find(std::string_view name) const {
   for (size_t i = 0; i < bufs.size(); ++i)
     if (bufs[i].name == name) return int(i);
@@ -65,8 +69,7 @@ Run::Run(const Def& d, const Case& cs, Mode m) : def(d), c(cs), mode(m) {
   const Spec* spec = c.spec;
   declared = spec && spec->sums && spec->sums->summed && spec->sums->depth;
   if (declared) gamma = kc::gamma(spec->sums->depth(s));
-  const char* names[7] = {"expf", "logf", "tanhf", "erff", "rsqrtf", "sinf", "cosf"};
-  for (int i = 0; i < 7; ++i) ulps[i] = blocks::declared_ulps(c, names[i], ulps[i]);
+  for (int i = 0; i < 7; ++i) ulps[i] = blocks::declared_ulps(c, kUlpNames[i], ulps[i]);
 }
 
 Free Run::free_of(int buf, const int64_t* coords, int64_t& base, int skip_first) const {
@@ -182,3 +185,11 @@ void evaluate(Run& r) {
 }
 
 }  // namespace kc::formula::detail
+
+namespace kc::formula {
+bool reads_ulp(std::string_view function) {
+  for (const char* n : detail::kUlpNames)
+    if (function == n) return true;
+  return false;
+}
+}  // namespace kc::formula

@@ -95,6 +95,13 @@ void prepare(const detail::Def& def, const std::vector<plants::Plant>& plants, C
         }
         blocks::Rng r = blocks::rng_for(c, b.name);
         const blocks::Dims d{n / cols, cols};
+        if (f.kind == FillKind::sums && b.opts.sums_fill) {
+          const std::vector<double> v = b.opts.sums_fill(c, n / cols, cols);
+          if (int64_t(v.size()) != n)
+            throw Error(fmt::format("formula: gate 4's fill of '{}' gave {} values for {} elements", b.name, v.size(), n));
+          for (size_t i = 0; i < v.size(); ++i) x.set_exact(i, v[i]);
+          break;
+        }
         if (f.kind == FillKind::sums && b.opts.sums == Sums::integers) {
           fill_integers(x, r, cols);
           break;

@@ -77,6 +77,12 @@ Interval interval_of(const Track& x);
 double error_of(const Track& x);
 // The grid of v (the exponent of its lowest set bit); INT_MAX for 0.
 int low_bit(double v);
+// Ctx::centred_squares and Ctx::welford on a row's values (moments.cpp): float64's sum of squares
+// around `mean`; Track's interval of the kernel's, around the kernel's mean `mean` (gamma: the sum's
+// gamma(depth)); Welford's chain's intervals of its mean and m2, about float64's two-pass values.
+double centred_squares(const double* x, int64_t n, double mean);
+Track centred_squares(const double* x, int64_t n, const Track& mean, double gamma);
+Moments<Track> welford(const double* x, int64_t n);
 double code_round(Code c, double v);  // what a conversion to the code format gives, as a value
 Interval code_interval(Code c, const Interval& iv);
 

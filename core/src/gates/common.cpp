@@ -6,6 +6,7 @@
 
 #include "gates.hpp"
 #include "margin.hpp"
+#include "kc/formula.hpp"
 #include "kc/numeric.hpp"
 #include "kc/parallel.hpp"
 #include "kc/ref_device.hpp"
@@ -145,13 +146,13 @@ Coeffs error_coeffs(const Spec& spec, DType out, const Shape& s, bool with_gamma
   c.r = uo;
   if (spec.sums) {
     const Accum& a = *spec.sums;
-    double ulps = 0;
-    for (const auto& x : a.ulps) ulps += x.ulps;
+    double ulps = 0, read = 0;
+    for (const auto& x : a.ulps) ulps += x.ulps, read += formula::reads_ulp(x.function) ? x.ulps : 0;
     // A library function's documented ulp is one fp32 ulp of its result, up to 2u of it (at the
     // bottom of a binade): 2u an ulp, as the rounding-point intervals count it (fp32_step).
     // The fp32 result's error also passes through the final rounding: scaled by (1 + u_out).
     c.a = (a.ops * u32 + a.mids * uo + ulps * 2 * u32) * (1 + uo);
-    c.ulps_a = ulps * 2 * u32 * (1 + uo);
+    c.ulps_a = read * 2 * u32 * (1 + uo);
     if (with_gamma && a.summed && a.depth) c.g = gamma(a.depth(s)) * (1 + uo);
   }
   return c;

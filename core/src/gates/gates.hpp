@@ -110,7 +110,8 @@ Outcome gate_launches(GateCtx& ctx);
 // r the output's own rounding, a the fp32 steps' and intermediate roundings' relative error, applied
 // to the output's scale where the rig states one (Expected::scale: a result that cancels). A
 // formula's output (Expected::err) carries its own steps and functions' ulps: the spec's ops and mids
-// alone are added to it (ulps_a: the part of a that its ulps make, left out then). The same for
+// are added to it, and the ulps of functions the formula does not read (formula::reads_ulp; ulps_a:
+// the part of a that the ulps it reads make, left out then). The same for
 // every output of a buffer: a loop over outputs computes them once (they call the spec's depth).
 struct Coeffs {
   double r = 0, a = 0, ulps_a = 0, g = 0, floor = 0, uo = 0;

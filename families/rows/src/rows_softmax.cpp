@@ -1,27 +1,16 @@
 // rows::softmax: y = exp(x - max) / sum exp(x - max), a row at a time.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "kc/parallel.hpp"
+#include "kc/formula.hpp"
 #include "rows_common.hpp"
 
 namespace kc::rows {
 using namespace detail;
 
 namespace {
-// The row's maximum, NaN when the row holds one.
-double row_max(const double* x, int64_t n) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (int64_t j = 0; j < n; ++j) {
-    if (std::isnan(x[j])) return x[j];
-    m = std::max(m, x[j]);
-  }
-  return m;
-}
-
-// Gate 4's row. exp's terms cannot all be integers, so no fill makes the fp32 sums exact: the bound
-// keeps gamma(depth) (Expected::exact_sums is false), and what the fill chooses is how much a
+// Gate 4's row (the formula's In::sums_fill). exp's terms cannot all be integers, so no fill makes
+// the fp32 sums exact: the bound keeps gamma(depth), and what the fill chooses is how much a
 // half-precision sum loses. Every term is 1 (x = max) or one small value e^d: the 1s at columns
 // [0, lanes) (where the 32 lanes start) and, with `mid`, cols / 2 (where the second half starts),
 // so each replay's chains start at a 1 and a small term meets a partial of at least 1, where fp16
@@ -76,74 +65,38 @@ StallRow stall_row(int64_t n) {
 }
 }  // namespace
 
-// Whole rows: a fully masked row (-Inf) is NaN in float64 (exp(-inf - -inf)), as are rows of +Inf
-// and of NaN; a row of -Inf but one finite value is one-hot. Fills: a large offset (a kernel that
-// does not subtract the maximum overflows exp), ties (equal maxima), rows of one sign.
+// Written once on the formula API (kc/formula.hpp): the harness derives the float64 reference, each
+// y's magnitude (the sum's terms are positive: m = y) and its bound (exp's ulps in e and again through
+// S, the division's rounding), and gate 4's replays of S. Whole rows: a fully masked row (-Inf) is NaN
+// in float64 (exp(-inf - -inf)), as are rows of +Inf and of NaN; a row of -Inf but one finite value
+// is one-hot. Fills: |x| < 8 (exp's range is no concern, reordered sums still differ), a large offset
+// (a kernel that does not subtract the maximum overflows exp), ties (equal maxima), rows of one sign.
+// Gate 4: stall_row's terms in every row, about a max drawn from 0 to 4.
 Entry softmax(DType in, DType out) {
-  static const std::vector<Plant> ops = plants::standard({{"x", plants::kAllRows}});
-  Entry e;
-  plants::set(e.rig, ops);
-  e.rig.fills = {fills::kOffset, fills::kTies, fills::kSign};
-  e.rig.prepare = [in, out](Case& c) {
-    Dims d = dims_of(c);
-    Buf x(c, "x", in, size_t(d.rows * d.cols), Role::in);
-    Buf(c, "y", out, size_t(d.rows * d.cols), Role::out);
+  formula::In x{.lo = -3, .hi = 2, .rows = plants::kAllRows};
+  x.sums_fill = [](const Case& c, int64_t rows, int64_t cols) {
+    const StallRow sr = stall_row(cols);
     Rng r = rng_for(c, "x");
-    if (c.fill().kind == FillKind::sums) {
-      // Gate 4: stall_row's terms in every row, about a max drawn from 0 to 4.
-      const StallRow sr = stall_row(d.cols);
-      for (int64_t row = 0; row < d.rows; ++row) {
-        const double m = double(r.range(0, 4));
-        for (int64_t j = 0; j < d.cols; ++j) x.set_exact(size_t(row * d.cols + j), sr.one[size_t(j)] ? m : m + sr.d);
-      }
-      return;
+    std::vector<double> v(size_t(rows * cols));
+    for (int64_t row = 0; row < rows; ++row) {
+      const double m = double(r.range(0, 4));
+      for (int64_t j = 0; j < cols; ++j) v[size_t(row * cols + j)] = sr.one[size_t(j)] ? m : m + sr.d;
     }
-    // |x| < 8: exp's range is no concern, reordered sums still differ.
-    if (!fill_dist(x, c, "x", d, true)) fill_spread(x, r, -3, 2);
-    plant_if(x, c, ops, "x", d, true);
+    return v;
   };
-  // want in float64. Magnitude: the terms exp(x - max) are positive, so the sum's error is at most
-  // gamma(depth) S, which reaches y = e / S as gamma * y: m = y. (exp's own error is the spec's ulps;
-  // it reaches y in e and again through S, so a kernel declares it twice.)
-  e.rig.reference = [](const Case& c) {
-    Dims d = dims_of(c);
-    auto x = read(c, "x");
-    Expected y;
-    y.name = "y";
-    y.want.resize(x.size());
-    y.mag.resize(x.size());
-    y.exact_sums = false;
-    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {  // rows are independent: every core
-    for (int64_t r = r0; r < r1; ++r) {
-      const double* xr = x.data() + r * d.cols;
-      double m = row_max(xr, d.cols), s = 0;
-      for (int64_t j = 0; j < d.cols; ++j) s += std::exp(xr[j] - m);
-      for (int64_t j = 0; j < d.cols; ++j) {
-        double v = std::exp(xr[j] - m) / s;
-        y.want[size_t(r * d.cols + j)] = v;
-        y.mag[size_t(r * d.cols + j)] = std::fabs(v);
-      }
-    }
-    }, std::max<int64_t>(1, 4096 / d.cols));
-    return results(y);
-  };
-  e.rig.simulate = [](const Case& c, SumFormat f, SumOrder o) {
-    Dims d = dims_of(c);
-    auto x = read(c, "x");
-    std::vector<double> y(x.size());
-    kc::parallel_for(d.rows, [&](int64_t r0, int64_t r1) {
-    std::vector<double> t(size_t(d.cols));
-    for (int64_t r = r0; r < r1; ++r) {
-      const double* xr = x.data() + r * d.cols;
-      double m = row_max(xr, d.cols);
-      for (int64_t j = 0; j < d.cols; ++j) t[size_t(j)] = std::exp(xr[j] - m);
-      double s = replay_sum(t.data(), t.size(), f, o);
-      for (int64_t j = 0; j < d.cols; ++j) y[size_t(r * d.cols + j)] = t[size_t(j)] / s;
-    }
-    }, std::max<int64_t>(1, 4096 / d.cols));
-    return std::vector<std::vector<double>>{y};
-  };
-  return e;
+  return formula::Formula()
+      .in("x", in, {"rows", "cols"}, std::move(x))
+      .out("y", out, {"rows", "cols"})
+      .fills({fills::kOffset, fills::kTies, fills::kSign})
+      .each({"rows"}, [](auto& f) {
+        auto x = f.in("x");
+        const int64_t n = x.size();
+        auto m = f.maximum(n, [&](int64_t j) { return x[j]; });
+        auto s = f.sum(n, [&](int64_t j) { return f.exp(x[j] - m); });
+        auto y = f.out("y");
+        for (int64_t j = 0; j < n; ++j) y[j] = f.exp(x[j] - m) / s;
+      })
+      .entry();
 }
 
 }  // namespace kc::rows

@@ -33,17 +33,15 @@
 //   squares' sum at most 2^24; a row is redrawn until every replay of its squares misses rstd's
 //   bound by 100x (rstd is an fp32 output, so a 16-bit y needs no .hidden).
 // - Magnitudes: sum |terms| for sum and dot; |y| / 2 for rms_norm (dy/y = -dS/2S); y for softmax;
-//   layer_norm: |(x - mean) rstd w| / 2 + rstd |w| sum|x| / n for y (through rstd and through the
-//   mean), sum|x| / n for mean, rstd / 2 for rstd.
+//   none for layer_norm (its outputs are intervals).
 // - Rounding points (geglu, swiglu, add_rms_norm): Expected::lo/hi carry an interval through each
 //   fp32 step (one rounding, or the spec's .ulp("erff"/"expf", n): 2 ulps when it declares none; a
 //   constant such as M_SQRT1_2 may be held in fp32) and each bf16 rounding. add_rms_norm's y also
 //   takes the spec's depth (gamma, dropped at gate 4 where the sums are exact), ops and ulps.
-//   layer_norm's outputs are intervals around a two-pass fp32 kernel: mean = fp32(S / n), S within
-//   gamma(depth) sum|x| of sum x; (1/n) sum (x - mean)^2 = var + (mu - mean)^2 exactly, so the
-//   variance lies in [var, var + dmu^2], widened by gamma(depth) and each x - mean's rounding (never
-//   by squaring per-element intervals: their dependency would let a one-pass E[x^2] - E[x]^2 pass
-//   the offset fill); rstd and (x - mean) rstd w take the spec's ops and ulps, + b its own rounding.
+//   layer_norm is a formula (kc/formula.hpp): its outputs are intervals, the variance's from
+//   f.centred_squares around the kernel's mean (sum (x - mean)^2 = sum (x - mu)^2 + n (mu - mean)^2:
+//   never by squaring per-element intervals, whose dependency would let a one-pass E[x^2] - E[x]^2
+//   pass the offset fill) or f.welford's chain; each fp32 step after the sums counted by the formula.
 #pragma once
 #include <optional>
 
@@ -61,6 +59,7 @@ Entry max(DType in, DType out);
 Entry rms_norm(DType in, DType out, double eps = 1e-6);
 // y[r,c] = (x[r,c] - mean) * rstd * w[c] + b[c], rstd = 1 / sqrt(mean_c (x - mean)^2 + eps).
 //                        buffers: x, w, b [cols] in, y out, mean and rstd out (f32 [rows], per row)
+// A formula (kc/formula.hpp): the spec must declare its sums (.sums).
 Entry layer_norm(DType in, DType out, double eps = 1e-5);
 // The same with the kernel's form: its variance by two passes, or by Welford's update in one fp32
 // chain over the row in column order (d = x - M; M += d / j; m2 += d (x - M); var = m2 / cols), each
@@ -74,6 +73,8 @@ struct LayerNormForm {
 };
 Entry layer_norm(DType in, DType out, double eps, const LayerNormForm& form);
 // y[r,c] = exp(x[r,c] - max) / sum_c exp(x[r,c] - max).        buffers: x in, y out
+// A formula (kc/formula.hpp): its reference, magnitudes, bound and replays derived from the
+// arithmetic written once; the spec must declare its sums (.sums).
 Entry softmax(DType in, DType out);
 // id[r] = lowest c with x[r,c] == max of the row; -1 for a row holding a NaN (stated rule).
 //                                                             buffers: x in, id out (i32 [rows])
