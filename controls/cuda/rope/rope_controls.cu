@@ -19,12 +19,12 @@ bool kc::cu::rope_bf16_fault(const RopeArgs& a, int norm, int fault, void* strea
   return true;
 }
 
-// sincosf's 32-byte frame, as the served forms declare it (kernels/rope/rotary/rope.cu).
+// sincosf's frame (40 bytes at most), as the served forms declare it (kernels/rope/rotary/rope.cu).
 #define KC_ROPE_CTL(NAME, N, F)                                                                      \
-  KC_CUDA_LAUNCH(NAME "/d64", (kc_rope<1, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=32");  \
-  KC_CUDA_LAUNCH(NAME "/d128", (kc_rope<2, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=32"); \
-  KC_CUDA_LAUNCH(NAME "/d192", (kc_rope<3, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=32"); \
-  KC_CUDA_LAUNCH(NAME "/d256", (kc_rope<4, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=32")
+  KC_CUDA_LAUNCH(NAME "/d64", (kc_rope<1, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=40");  \
+  KC_CUDA_LAUNCH(NAME "/d128", (kc_rope<2, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=40"); \
+  KC_CUDA_LAUNCH(NAME "/d192", (kc_rope<3, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=40"); \
+  KC_CUDA_LAUNCH(NAME "/d256", (kc_rope<4, kRopeHalves, kRopeComputed, N, F>), 256, 0, 1, "frame=40")
 
 KC_ROPE_CTL("rope/ctl_position_zero", kRopeNoNorm, kRopePositionZero);
 KC_ROPE_CTL("rope/ctl_half_frequency", kRopeNoNorm, kRopeHalfFrequency);
