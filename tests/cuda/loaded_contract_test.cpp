@@ -2,44 +2,15 @@
 // include every served kernel and control): rows/ctl_timed_tile/f32 is red at gate 2 under load,
 // and red under compute-sanitizer's racecheck, while a served row sum is clean under every tool.
 // This process never touches CUDA; without a GPU (or without compute-sanitizer) it says so.
-#include <gtest/gtest.h>
-
-#include <cstdio>
-#include <sstream>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+#include "planted_run.hpp"
 
 namespace {
-
-std::vector<std::string> lines_with(const std::string& out, const std::string& text) {
-  std::vector<std::string> v;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.find(text) != std::string::npos) v.push_back(line);
-  return v;
-}
-
-std::string beside_me(const char* name) {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self = n > 0 ? std::string(buf, size_t(n)) : "";
-  return self.substr(0, self.rfind('/') + 1) + name;
-}
+using kc_test::lines_with;
 
 // planted-contract with args: its output and exit code.
 std::pair<std::string, int> contract(const std::string& args) {
-  const std::string exe = beside_me("planted-contract");
-  EXPECT_EQ(access(exe.c_str(), X_OK), 0) << exe << " is not there: build the planted-contract target";
-  FILE* p = popen(("'" + exe + "' " + args + " 2>&1").c_str(), "r");
-  std::string out;
-  if (!p) return {out, -1};
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int st = pclose(p);
-  std::printf("%s", out.c_str());
-  return {out, WIFEXITED(st) ? WEXITSTATUS(st) : -1};
+  auto [out, st] = kc_test::planted_contract(args);
+  return {out, st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1};
 }
 
 TEST(LoadedContract, TheTimedTileIsRedUnderLoad) {

@@ -3,43 +3,14 @@
 // run (in fresh processes when the driver keeps the device from the faulted one) and count in one
 // SUMMARY, exit 1. This process
 // never touches CUDA, so nothing here holds the device the runs need. Without a GPU it says so.
-#include <gtest/gtest.h>
-
-#include <cstdio>
-#include <sstream>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+#include "planted_run.hpp"
 
 namespace {
-
-std::vector<std::string> lines_with(const std::string& out, const std::string& text) {
-  std::vector<std::string> v;
-  std::istringstream ss(out);
-  for (std::string line; std::getline(ss, line);)
-    if (line.find(text) != std::string::npos) v.push_back(line);
-  return v;
-}
-
-// planted-contract beside this executable (the build's bin/, wherever it was carried).
-std::string beside_me(const char* name) {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self = n > 0 ? std::string(buf, size_t(n)) : "";
-  return self.substr(0, self.rfind('/') + 1) + name;
-}
+using kc_test::lines_with;
 
 TEST(PlantedContract, AnIllegalAddressIsNamedAndTheEntriesAfterItRun) {
-  const std::string exe = beside_me("planted-contract");
-  ASSERT_EQ(access(exe.c_str(), X_OK), 0) << exe << " is not there: build the planted-contract target";
-  FILE* p = popen(("'" + exe + "' --backend cuda --no-limits --timeout 5 2>&1").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  int st = pclose(p);
-  std::printf("%s", out.c_str());
+  auto [out, st] = kc_test::planted_contract("--backend cuda --no-limits --timeout 5");
+  ASSERT_NE(st, -1) << "planted-contract did not start";
   if (auto absent = lines_with(out, "== cuda: absent ("); !absent.empty())
     GTEST_SKIP() << "no GPU here, the planted fault cannot run: " << absent[0];
   ASSERT_TRUE(WIFEXITED(st)) << "planted-contract did not exit normally (wait status " << st << ")";
