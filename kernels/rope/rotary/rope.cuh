@@ -79,26 +79,33 @@ template <int N> __device__ __forceinline__ void store_bf16(uint16_t* p, const f
   }
 }
 
+// A lane's E pairs of a head's 64E bf16 values at p (a: first of each pair, b: second): the two
+// halves' lane-th runs, or E adjacent pairs.
+template <int E, int PAIRS>
+__device__ __forceinline__ void load_pairs(const uint16_t* p, int lane, float (&a)[E], float (&b)[E]) {
+  if constexpr (PAIRS == kRopeHalves) {
+    load_bf16<E>(p + lane * E, a);
+    load_bf16<E>(p + 32 * E + lane * E, b);
+  } else {
+    float v[2 * E];
+    load_bf16<2 * E>(p + 2 * lane * E, v);
+#pragma unroll
+    for (int e = 0; e < E; ++e) a[e] = v[2 * e], b[e] = v[2 * e + 1];
+  }
+}
+
 // The per-head norm of a lane's 2E values (a: first of each pair, b: second), weights at their
 // elements: bf16(bf16(v r) w), r = rsqrt(sum v^2 / dim + eps) over the warp.
 template <int E, int PAIRS, int FAULT>
 __device__ __forceinline__ void rope_norm(float (&a)[E], float (&b)[E], const uint16_t* w, int lane, float eps) {
-  constexpr int D = 64 * E, H = 32 * E;
+  constexpr int D = 64 * E;
   float ss = 0.f;
 #pragma unroll
   for (int e = 0; e < E; ++e) ss = fmaf(b[e], b[e], fmaf(a[e], a[e], ss));
   ss = warp_all(ss, Add{});
   const float r = rsqrtf(__fdiv_rn(ss, float(D)) + eps);
   float wa[E], wb[E];
-  if constexpr (PAIRS == kRopeHalves) {
-    load_bf16<E>(w + lane * E, wa);
-    load_bf16<E>(w + H + lane * E, wb);
-  } else {
-    float ww[2 * E];
-    load_bf16<2 * E>(w + 2 * lane * E, ww);
-#pragma unroll
-    for (int e = 0; e < E; ++e) wa[e] = ww[2 * e], wb[e] = ww[2 * e + 1];
-  }
+  load_pairs<E, PAIRS>(w, lane, wa, wb);
 #pragma unroll
   for (int e = 0; e < E; ++e) {
     const float na = __fmul_rn(a[e], r), nb = __fmul_rn(b[e], r);
@@ -122,17 +129,7 @@ __device__ __forceinline__ RopeHead rope_head(const RopeArgs& args, long g, int 
 }
 template <int E, int PAIRS>
 __device__ __forceinline__ void rope_load(const RopeArgs& args, const RopeHead& h, int lane, float (&a)[E], float (&b)[E]) {
-  constexpr int H = 32 * E;
-  const uint16_t* x = static_cast<const uint16_t*>(h.isq ? args.q : args.k) + h.at;
-  if constexpr (PAIRS == kRopeHalves) {
-    load_bf16<E>(x + lane * E, a);
-    load_bf16<E>(x + H + lane * E, b);
-  } else {
-    float v[2 * E];
-    load_bf16<2 * E>(x + 2 * lane * E, v);
-#pragma unroll
-    for (int e = 0; e < E; ++e) a[e] = v[2 * e], b[e] = v[2 * e + 1];
-  }
+  load_pairs<E, PAIRS>(static_cast<const uint16_t*>(h.isq ? args.q : args.k) + h.at, lane, a, b);
 }
 template <int E, int PAIRS, int ANGLES, int NORM, int FAULT>
 __device__ __forceinline__ void rope_finish(const RopeArgs& args, const RopeHead& h, int lane, const float (&inv)[E],
