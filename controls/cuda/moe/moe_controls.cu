@@ -32,8 +32,7 @@ KC_CUDA_LAUNCH("moe/ctl/ties_high", (kc_moe_route<1>), kc::cu::kRouteWarps * 32,
 KC_CUDA_LAUNCH("moe/ctl/ties_high/order", (kc_moe_order<1>), kc::cu::kRouteMaxExperts, 0);
 KC_CUDA_LAUNCH("moe/ctl/nan_as_number", (kc_moe_route<2>), kc::cu::kRouteWarps * 32, 0);
 KC_CUDA_LAUNCH("moe/ctl/nan_as_number/order", (kc_moe_order<2>), kc::cu::kRouteMaxExperts, 0);
-// frame=8: ptxas 13.0 keeps 8 bytes of stack here on sm_100 alone (the fault's loop over every expert).
-KC_CUDA_LAUNCH("moe/ctl/renorm_all", (kc_moe_route<3>), kc::cu::kRouteWarps * 32, 0, 1, "frame=8");
+KC_CUDA_LAUNCH("moe/ctl/renorm_all", (kc_moe_route<3>), kc::cu::kRouteWarps * 32, 0);
 KC_CUDA_LAUNCH("moe/ctl/renorm_all/order", (kc_moe_order<3>), kc::cu::kRouteMaxExperts, 0);
 KC_CUDA_LAUNCH("moe/ctl/perm_repeat", (kc_moe_route<4>), kc::cu::kRouteWarps * 32, 0);
 KC_CUDA_LAUNCH("moe/ctl/perm_repeat/order", (kc_moe_order<4>), kc::cu::kRouteMaxExperts, 0);

@@ -1,6 +1,6 @@
 // The MoE router on CUDA (kc/families/moe.hpp): a warp a token, up to 256 experts (8 a lane). Top-k
 // by k rounds of a warp argmax under the stated rule (a NaN key first, then the larger, ties to the
-// lower expert), the picked one struck out; lane 0 then weighs the k picks in fp32, one chain of k.
+// lower expert), the picked one struck out; lane j then weighs pick j, the sum one fp32 chain of k.
 // The expert-major order is a second kernel of one block, a thread an expert: it counts its slots,
 // the block scans the counts, and each thread writes its slots in ascending order (bit-exact).
 #pragma once
@@ -41,7 +41,9 @@ kc_moe_route(const float* __restrict__ logits, const float* __restrict__ bias, i
     const float v = live[i] ? x[e] : 0.f;
     key[i] = bias && live[i] ? 1.f / (1.f + expf(-v)) + bias[e] : v;
   }
-  int pick[8];  // every index below is a constant of an unrolled loop: the arrays stay in registers
+  // Pick j is warp-uniform once reduced: lane j keeps it (no array indexed by lane, which would sit in
+  // local memory), and pick 0 (the maximum's) goes to every lane.
+  int mine = -1, first = -1;
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     if (j >= k) continue;  // k is the warp's (the kernel's): the shuffles stay convergent
@@ -55,27 +57,28 @@ kc_moe_route(const float* __restrict__ logits, const float* __restrict__ bias, i
       const int oi = __shfl_xor_sync(0xffffffffu, bi, o);
       if (oi >= 0 && (bi < 0 || kc_route_above<F>(ov, oi, bv, bi))) bv = ov, bi = oi;
     }
-    pick[j] = bi;
+    if (j == 0) first = bi;
+    if (lane == j) mine = bi;
 #pragma unroll
     for (int i = 0; i < 8; ++i)
       if (bi == lane + 32 * i) live[i] = false;
   }
-  if (lane) return;
-  const float m = x[pick[0]];
+  // Lane j < k weighs pick j; the sum is one fp32 chain over j = 0..k-1 on every lane, in pick order.
+  const float m = x[first];
+  const float v = lane < k ? (sigmoid ? 1.f / (1.f + expf(-x[mine])) : expf(x[mine] - m)) : 0.f;
   float s = 0.f;
   if (F == 3) {
     for (int e = 0; e < experts; ++e) s += sigmoid ? 1.f / (1.f + expf(-x[e])) : expf(x[e] - m);
   } else {
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
-      if (j < k) s += sigmoid ? 1.f / (1.f + expf(-x[pick[j]])) : expf(x[pick[j]] - m);
+    for (int j = 0; j < 8; ++j) {
+      const float vj = __shfl_sync(0xffffffffu, v, j);
+      if (j < k) s += vj;
+    }
   }
-#pragma unroll
-  for (int j = 0; j < 8; ++j) {
-    if (j >= k) continue;
-    const float v = sigmoid ? 1.f / (1.f + expf(-x[pick[j]])) : expf(x[pick[j]] - m);
-    ids[long(t) * k + j] = pick[j];
-    weights[long(t) * k + j] = v / s;
+  if (lane < k) {
+    ids[long(t) * k + lane] = mine;
+    weights[long(t) * k + lane] = v / s;
   }
 }
 
