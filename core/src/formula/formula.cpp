@@ -15,6 +15,19 @@ namespace kc::formula {
 using detail::Buffer;
 using detail::Kind;
 
+detail::ValuesMemo::Table detail::ValuesMemo::get(const std::string& shape, const std::function<std::vector<double>()>& make) {
+  {
+    std::lock_guard lock(m_);
+    for (const auto& [k, t] : kept_)
+      if (k == shape) return t;
+  }
+  auto t = std::make_shared<const std::vector<double>>(make());  // outside the lock: make runs in parallel
+  std::lock_guard lock(m_);
+  kept_.emplace_back(shape, t);
+  if (kept_.size() > kKept) kept_.pop_front();
+  return t;
+}
+
 namespace {
 
 constexpr const char* kIdsRepeated = "ids_repeated";
@@ -88,9 +101,15 @@ void prepare(const detail::Def& def, const std::vector<plants::Plant>& plants, C
       case Kind::in: {
         blocks::Buf x(c, b.name, b.type, size_t(n), Role::in);
         if (b.opts.values) {
-          parallel_for(n, [&](int64_t lo, int64_t hi) {
-            for (int64_t i = lo; i < hi; ++i) x.set(size_t(i), b.opts.values(s, i));
-          }, 4096);
+          const auto table = b.memo->get(s.str(), [&b, &s, n] {
+            std::vector<double> t(static_cast<size_t>(n));
+            double* at = t.data();
+            parallel_for(n, [&b, &s, at](int64_t lo, int64_t hi) {
+              for (int64_t i = lo; i < hi; ++i) at[i] = b.opts.values(s, i);
+            }, 4096);
+            return t;
+          });
+          for (int64_t i = 0; i < n; ++i) x.set(size_t(i), (*table)[size_t(i)]);
           break;
         }
         blocks::Rng r = blocks::rng_for(c, b.name);

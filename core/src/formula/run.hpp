@@ -2,6 +2,10 @@
 // kc/formula.hpp.
 #pragma once
 #include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -10,6 +14,20 @@
 namespace kc::formula::detail {
 
 enum class Kind : uint8_t { in, ids, out, codes };
+
+// An input's `values` table by shape: `values` depends on the shape and the index alone, so each
+// shape's table is computed once however many cases and gates fill it (a rotary cache of 4,096 rows
+// of pow and cos took most of its entry's time). The last few shapes are kept.
+class ValuesMemo {
+ public:
+  using Table = std::shared_ptr<const std::vector<double>>;
+  Table get(const std::string& shape, const std::function<std::vector<double>()>& make);
+
+ private:
+  static constexpr size_t kKept = 8;
+  std::mutex m_;
+  std::deque<std::pair<std::string, Table>> kept_;
+};
 
 struct Buffer {
   Buffer(std::string n, Kind k, DType t, Extents e) : name(std::move(n)), kind(k), type(t), ext(std::move(e)) {}
@@ -24,6 +42,7 @@ struct Buffer {
   Code code = Code::e4m3;
   std::string rule;  // a stated rule's text ("" none)
   Rule rule_kind = Rule::exact;
+  std::shared_ptr<ValuesMemo> memo = std::make_shared<ValuesMemo>();
   bool input() const { return kind == Kind::in || kind == Kind::ids; }
 };
 
