@@ -92,7 +92,7 @@ CudaAudit audit_cuda(const CudaAuditConfig& cfg, bool compare_records) {
       cmd += " --sm ";
       for (size_t i = 0; i < cfg.sms.size(); ++i) cmd += (i ? "," : "") + std::to_string(cfg.sms[i]);
     }
-    a.regen = cmd + quote_args(shown);
+    a.regen = cfg.regen.empty() ? cmd + quote_args(shown) : cfg.regen;
   }
 
   // Declarations.

@@ -38,14 +38,16 @@ char* kc_cuda_audit(const char* text) {
   char* out = nullptr;
   if (guard([&] {
         const json j = parse(text, "kc_cuda_audit");
-        only_keys(j, {"binaries", "launches", "records", "sms", "only", "write"}, "kc_cuda_audit");
+        only_keys(j, {"binaries", "launches", "records", "sms", "only", "write", "regen"}, "kc_cuda_audit");
         limits::CudaAuditConfig cfg;
         cfg.binaries = get<std::vector<std::string>>(j, "binaries", "kc_cuda_audit");
         cfg.launch_paths = get<std::vector<std::string>>(j, "launches", "kc_cuda_audit");
         cfg.records_dir = get<std::string>(j, "records", "kc_cuda_audit");
         cfg.sms = get<std::vector<int>>(j, "sms", "kc_cuda_audit", {});
         cfg.only = get<std::string>(j, "only", "kc_cuda_audit", "");
-        cfg.tool = "python -m kernel_contract FILE --write-triton-records";
+        // The command that writes these records (the Python CLI's, with the contract's files): the
+        // headers and the re-derive hints name it, not the audit's own arguments.
+        cfg.regen = get<std::string>(j, "regen", "kc_cuda_audit", "python -m kernel_contract FILE --write-triton-records");
         const bool write = get<bool>(j, "write", "kc_cuda_audit", false);
         if (cfg.binaries.empty() || cfg.launch_paths.empty() || cfg.records_dir.empty())
           throw Error("kc_cuda_audit: binaries, launches and records must each be given");

@@ -59,8 +59,9 @@ def main(argv=None) -> int:
             print(f"kernel-contract: cannot load {f}: {_lib.describe(e)}", file=sys.stderr)
             return 2
     fresh = any(a.startswith("--resume-at") for a in args)
+    regen = " ".join(["python -m kernel_contract", *map(str, paths), "--write-triton-records"])
     if write:
-        res = triton.gate5(write=True)
+        res = triton.gate5(write=True, regen=regen)
         for n in res["notes"]:
             print(f"NOTE {n}")
         for e in res["errors"]:
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
         only = next((a.split("=", 1)[1] for a in args if a.startswith("--only=")), "")
         if not only and "--only" in args[:-1]:
             only = args[args.index("--only") + 1]
-        _lib.check(_lib.lib().kc_audit_results(json.dumps(triton.gate5(only=only)).encode()), "gate 5 (Triton)")
+        _lib.check(_lib.lib().kc_audit_results(json.dumps(triton.gate5(only=only, regen=regen)).encode()), "gate 5 (Triton)")
         os.environ[_NUMBERS] = json.dumps(triton.numbers())
     if triton.numbers() and _lib.lib().kc_backend_absent(b"cuda") == b"":
         triton.declare_module_launches()

@@ -156,9 +156,10 @@ def _compile(L: Launch, cfg: dict, sm: int):
     return _triton.compile(src, target=GPUTarget("cuda", sm, 32), options=opts)
 
 
-def gate5(write: bool = False, sms=SERVED_SMS, only: str = ""):
+def gate5(write: bool = False, sms=SERVED_SMS, only: str = "", regen: str = "python -m kernel_contract FILE --write-triton-records"):
     """Compiles every declared config for every SM and audits each cubin (writing the records where
-    ``write``): the results for ``kc_audit_results`` (lines, notes, errors)."""
+    ``write``): the results for ``kc_audit_results`` (lines, notes, errors). ``regen`` is the command
+    that writes the records, for their headers and the errors' hints."""
     todo = [d for d in declared if not only or only in d.name]
     res = {"backend": "cuda", "lines": [], "notes": [], "errors": []}
     if not todo:
@@ -199,13 +200,14 @@ def gate5(write: bool = False, sms=SERVED_SMS, only: str = ""):
     for unit, folder, records, sm in units:
         r = _lib.take_text(_lib.lib().kc_cuda_audit(json.dumps({
             "binaries": [str(folder)], "launches": [str(row_files[records])], "records": str(records), "sms": [sm],
-            "only": unit, "write": write}).encode()), unit)
+            "only": unit, "write": write, "regen": regen}).encode()), unit)
         picked = [x for x in r["lines"] if x["launch"] == unit]
         if len(picked) != len(r["lines"]):
             res["errors"].append(f"{unit}: its name is part of another launch's: the audit read more than it")
         res["lines"] += picked
         res["errors"] += r["errors"]
         notes += [f"written {w}" for w in r["written"]]
+    res["errors"] = list(dict.fromkeys(res["errors"]))  # a missing records folder is one error, not one a cubin
     res["notes"] = [f"triton: {len(units)} cubins of {sum(len(d.configs) for d in todo)} configs audited, one a "
                     f"config and SM ({', '.join(f'sm_{s}' for s in sms)})"] + sorted(set(notes))
     return res

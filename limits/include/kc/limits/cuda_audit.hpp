@@ -26,6 +26,7 @@ struct CudaAuditConfig {
   std::string only;                       // launches whose name holds this text
   const std::vector<CudaChip>* chips = nullptr;  // null = the compiled-in table
   std::string tool;                       // kernel-contract-limits' path, for the re-derive command
+  std::string regen;                      // the whole re-derive command, where another tool writes the records
 };
 
 // One launch on one SM: what the image says and what the audit found.
