@@ -57,9 +57,10 @@ Entry layer_norm(DType in, DType out, double eps) { return layer_norm(in, out, e
 // first order, so a one-pass E[x^2] - E[x]^2 still falls outside on the offset fill) or f.welford's
 // chain (its own proven interval; its stated gate 1 rule: where float64's mean is infinite, a NaN
 // mean holds too). rstd is rsqrtf's (the spec's .ulp("rsqrtf"), 2 where it states none: a 1 / sqrtf
-// is inside it); every step after the sums is counted by the formula, each once, so the spec's ops
-// add nothing to these intervals. Whole rows: a masked row of x (mean -Inf, x - mean NaN: y and rstd
-// NaN; +Inf is its mirror, a NaN row one NaN). w and b are per-column, each output reads one value
+// is inside it); every step after the sums is counted by the formula, each once: the spec's ops add
+// nothing to the mean's and rstd's intervals (y's bound still adds them: a few fp32 units of
+// slack). Whole rows: a masked row of x (mean -Inf, x - mean NaN: y and rstd NaN; +Inf is its
+// mirror, a NaN row one NaN). w and b are per-column, each output reads one value
 // of each: no whole rows. Fills (x): tiny rows (where eps sits matters), a large offset
 // (cancellation: the case a one-pass variance fails), magnitudes over the type's range.
 Entry layer_norm(DType in, DType out, double eps, const LayerNormForm& form) {

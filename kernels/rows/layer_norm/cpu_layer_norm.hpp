@@ -12,8 +12,9 @@ namespace kc::rows_cpu {
 
 inline constexpr float kLayerNormEps = 1e-5f;
 // After the sums, up to (x - mean) * rstd * w: / cols, + eps, sqrtf, 1 / ., * rstd, * w: six
-// correctly rounded fp32 operations. The formula counts each of them in the bound itself; this
-// count sizes gate 4's fill (how far each replay must miss).
+// correctly rounded fp32 operations. The formula counts each of them in the bound itself; the
+// spec's count is added on top all the same (six fp32 units of slack) and sizes gate 4's fill (how
+// far each replay must miss).
 inline constexpr int kLayerNormOps = 6;
 
 template <class In, class Out, bool one_pass = false> void layer_norm(const kc::Buffers& b) {
