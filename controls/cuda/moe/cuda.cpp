@@ -67,6 +67,7 @@ KC_CONTROL("moe/combine/ctl_drop_last", cuda) {
 
 KC_CONTROL("scan/ctl_chunk_carry_lost", cuda) {
   auto run = [](const kc::Buffers& b, int chunk, bool lose) {
+    if (b.shape()["state"] != kc::cu::kScanState) throw kc::Error("scan: the CUDA kernel serves a state of 16");
     kc::cu::scan_selective(b.in<float>("x"), b.in<float>("dt"), b.in<float>("a"), b.in<float>("B"),
                            b.in<float>("C"), b.in<float>("h0"), b.out<float>("y"), b.out<float>("h"),
                            int(b.shape()["steps"]), int(b.shape()["channels"]), chunk, b.stream(), lose);
@@ -74,6 +75,7 @@ KC_CONTROL("scan/ctl_chunk_carry_lost", cuda) {
   return kc::scan::selective()
       .entry()
       .served({{"steps", {1, 65, 130}}, {"channels", {8}}, {"state", {16}}})
+      .range("state", kc::cu::kScanState, kc::cu::kScanState)
       .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["state"]); })
       .ulp("expf", 2)
       .launches({"scan/selective"})
