@@ -90,6 +90,7 @@ class Launch:
 
 
 declared: list[Launch] = []
+_compiled = False  # gate 5 has compiled the declared launches: a launch declared later would escape it
 
 
 def launch(name: str, kernel, signature: dict, configs=None, records=None, flags: str = "optin") -> str:
@@ -102,6 +103,9 @@ def launch(name: str, kernel, signature: dict, configs=None, records=None, flags
     import inspect
 
     caller = Path(inspect.stack()[1].filename).resolve()
+    if _compiled:
+        raise RuntimeError(f"Triton launch {name} is declared after gate 5 compiled the declared launches: declare it "
+                           f"when its module is imported (at the top level of {caller.name}), not inside an entry's function")
     if any(d.name == name for d in declared):
         raise ValueError(f"Triton launch {name} is declared twice")
     if not isinstance(signature, dict) or not signature:
@@ -160,6 +164,8 @@ def gate5(write: bool = False, sms=SERVED_SMS, only: str = "", regen: str = "pyt
     """Compiles every declared config for every SM and audits each cubin (writing the records where
     ``write``): the results for ``kc_audit_results`` (lines, notes, errors). ``regen`` is the command
     that writes the records, for their headers and the errors' hints."""
+    global _compiled
+    _compiled = True
     todo = [d for d in declared if not only or only in d.name]
     res = {"backend": "cuda", "lines": [], "notes": [], "errors": []}
     if not todo:

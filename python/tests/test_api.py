@@ -131,3 +131,12 @@ def test_triton_stand_ins_or_triton():
         import triton
 
         assert t.jit is triton.jit and t.tl is triton.language
+
+
+def test_a_triton_launch_declared_after_gate_5_is_an_error(monkeypatch):
+    # Gate 5 compiles the launches declared when the contract is imported; one declared later (inside
+    # an entry's function) would escape it, and its launches would be unrecorded at run time.
+    monkeypatch.setattr(kc.triton, "_compiled", True)
+    with pytest.raises(RuntimeError, match="declared after gate 5"):
+        kc.triton.launch("py/late", object(), {"x": "*fp32"}, [{"num_warps": 1}])
+    assert not any(d.name == "py/late" for d in kc.triton.declared)

@@ -44,7 +44,7 @@ def test_faulting_triton_kernel_is_isolated(kc_run):
 
     if kc.backend_absent("cuda") or kc.triton.ABSENT:
         pytest.skip(f"needs a CUDA device and Triton: {kc.backend_absent('cuda') or kc.triton.ABSENT}")
-    r = kc_run(CONTRACTS / "triton_fault.py", "--backend", "cuda", "--timeout", "60", timeout=900)
+    r = kc_run(CONTRACTS / "triton_fault.py", "--backend", "cuda", "--timeout", "60", "--no-limits", timeout=900)
     ln = r.line("ERROR", "py/triton_fault/b_far_store")
     assert "illegal" in ln.lower() or "fault" in ln.lower(), ln
     for name in ("py/triton_fault/a_copy", "py/triton_fault/c_copy"):

@@ -26,7 +26,7 @@ def rms_norm_rows(x_ptr, w_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr, HALF_SUM:
             x = tl.load(x_row + c + offs, mask=c + offs < cols, other=0.0)
             acc += x * x
         ss = tl.sum(acc, axis=0)
-    r = 1.0 / tl.sqrt(ss / cols.to(tl.float32) + eps)
+    r = 1.0 / tl.sqrt(ss / cols + eps)  # not cols.to(): Triton passes a cols of 1 as a constexpr int
     for c in range(0, cols, BLOCK):
         x = tl.load(x_row + c + offs, mask=c + offs < cols, other=0.0)
         w = tl.load(w_ptr + c + offs, mask=c + offs < cols, other=0.0)

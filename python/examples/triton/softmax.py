@@ -54,9 +54,11 @@ def entry(name, keep_nan):
             # BLOCK / (32 WARPS) lanes in order and the 32 WARPS threads in a tree (log2: 7).
             # ops: the division, div.full.f32 (2 ulps: 4 u).
             .sums("f32", lambda s: -(-s["cols"] // BLOCK) + BLOCK // (32 * WARPS) + 7, ops=4)
-            # tl.exp is ex2.approx.f32 (2 ulps) of (x - max) * log2(e): two roundings of an argument
-            # of at most 127 move the result by up to 88 ulps; in the term and again in the sum.
-            .ulp("exp: ex2.approx and its argument's two roundings, in the term and in the sum", 2 * (2 + 88))
+            # tl.exp is ex2.approx.f32 (2 ulps) of (x - max) * log2(e): the two roundings of z = x - max
+            # move e^z by |z| ulps, up to 88 in a term (|z * log2(e)| <= 127). In the sum each term's
+            # error weighs e^z / S: the weighted mean of |z| is at most 5.6 at 4,096 columns (the
+            # worst puts every other term at one z), so S carries 2 + 5.6 ulps, not the term's 90.
+            .ulp("exp: ex2.approx and its argument's two roundings, in the term (90) and in the sum (8)", 90 + 8)
             .launches(name)
             .launch(launch))
 

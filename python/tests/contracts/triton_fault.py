@@ -16,11 +16,12 @@ def row_sum(x_ptr, y_ptr, cols, FAR: tl.constexpr, BLOCK: tl.constexpr):
 
 
 SIG = {"x_ptr": "*fp32", "y_ptr": "*fp32", "cols": "i32"}
+# Declared at import, before gate 5 compiles them (the test runs with --no-limits: no records kept).
+for _name, _far in (("a_copy", False), ("b_far_store", True), ("c_copy", False)):
+    kc.triton.launch(f"py/triton_fault/{_name}", row_sum, SIG, [{"FAR": _far, "BLOCK": 16, "num_warps": 1}])
 
 
 def entry(name, far):
-    kc.triton.launch(name, row_sum, SIG, [{"FAR": far, "BLOCK": 16, "num_warps": 1}])
-
     def launch(b):
         row_sum[(b.shape["rows"],)](b["x"], b["y"], b.shape["cols"], FAR=far, BLOCK=16, num_warps=1)
 
