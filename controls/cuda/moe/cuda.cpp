@@ -1,7 +1,8 @@
 // Registrations of the CUDA MoE, scan and sampling controls, launched by moe_controls.cu (the scan's
 // by the served launcher with its carry dropped): each the served entry's contract with one fault.
 #include "../../../kernels/common/cuda_contract.hpp"
-#include "../../../kernels/scan/selective/selective.cuh"
+#include "../../../kernels/moe/route/route_contract.hpp"
+#include "../../../kernels/scan/selective/selective_contract.hpp"
 #include "kc/families/moe.hpp"
 #include "kc/families/sampling.hpp"
 #include "kc/families/scan.hpp"
@@ -12,14 +13,7 @@ using kc::moe::Score;
 
 namespace {
 kc::Entry route_ctl(Route r, int fault, const std::string& name, kc::Gate g, kc::Why why, const char* note) {
-  return kc::moe::route_formula(r)
-      .entry()
-      .served({{"tokens", {1, 7, 64}}, {"experts", {64, 256}}})
-      .range("experts", 64, 64)
-      .sums(kc::DType::f32, [k = r.k](const kc::Shape&) { return double(k); })
-      .ulp("expf", 2)
-      .hidden("k exp terms in [0, 1]: an fp16 sum errs by about 2^-11, the weights' bound is near 2^-18")
-      .launches({"moe/ctl/" + name, "moe/ctl/" + name + "/order"})
+  return kc::cu::route_contract(r, {1, 7, 64}, "moe/ctl/" + name)
       .control(g, why)
       .note(note)
       .launch([r, fault](const kc::Buffers& b) {
@@ -67,18 +61,12 @@ KC_CONTROL("moe/combine/ctl_drop_last", cuda) {
 
 KC_CONTROL("scan/ctl_chunk_carry_lost", cuda) {
   auto run = [](const kc::Buffers& b, int chunk, bool lose) {
-    if (b.shape()["state"] != kc::cu::kScanState) throw kc::Error("scan: the CUDA kernel serves a state of 16");
+    kc::cu::scan_check_state(b);
     kc::cu::scan_selective(b.in<float>("x"), b.in<float>("dt"), b.in<float>("a"), b.in<float>("B"),
                            b.in<float>("C"), b.in<float>("h0"), b.out<float>("y"), b.out<float>("h"),
                            int(b.shape()["steps"]), int(b.shape()["channels"]), chunk, b.stream(), lose);
   };
-  return kc::scan::selective()
-      .entry()
-      .served({{"steps", {1, 65, 130}}, {"channels", {8}}, {"state", {16}}})
-      .range("state", kc::cu::kScanState, kc::cu::kScanState)
-      .sums(kc::DType::f32, [](const kc::Shape& s) { return double(s["state"]); })
-      .ulp("expf", 2)
-      .launches({"scan/selective"})
+  return kc::cu::scan_contract({1, 65, 130}, {8})
       .control(kc::Gate::shapes, kc::Why::not_bit_equal)
       .note("each 64-step chunk restarts from h0: the carry between chunks is lost")
       .replaces("scan/selective/f32", [run](const kc::Buffers& b) { run(b, 0, false); })

@@ -1,8 +1,8 @@
 // Contract of the CUDA MoE router (route.cuh, launched by route.cu): softmax top-8 and top-2 and
 // sigmoid top-8 with a picking bias, 64 to 256 experts (gate 3 adds 128 and 192).
 #include "../../common/cuda_contract.hpp"
-#include "kc/families/moe.hpp"
 #include "route.cuh"
+#include "route_contract.hpp"
 
 using kc::moe::Route;
 using kc::moe::Score;
@@ -12,14 +12,7 @@ using kc::moe::Score;
 static kc::Entry k_route(Route r, bool prompt) {
   std::vector<int64_t> tokens{1, 7, 64};
   if (prompt) tokens.push_back(4096);
-  return kc::moe::route_formula(r)
-      .entry()
-      .served({{"tokens", tokens}, {"experts", {64, 256}}})
-      .range("experts", 64, 64)
-      .sums(kc::DType::f32, [k = r.k](const kc::Shape&) { return double(k); })
-      .ulp("expf", 2)  // the CUDA C Programming Guide's expf: 2 ulps
-      .hidden("k exp terms in [0, 1]: an fp16 sum errs by about 2^-11, the weights' bound is near 2^-18")
-      .launches({"moe/route", "moe/route/order"})
+  return kc::cu::route_contract(r, tokens, "moe/route")
       .launch([r](const kc::Buffers& b) {
         kc::cu::moe_route(b.in<float>("logits"), r.bias ? b.in<float>("bias") : nullptr, b.out<int32_t>("ids"),
                           b.out<float>("weights"), b.out<int32_t>("counts"), b.out<int32_t>("offsets"),
